@@ -1,0 +1,85 @@
+/**
+ * Every limit and knob of mneme, with the defaults of SPEC.md. A `Context.Reference`, so a program that does not
+ * provide one gets the defaults, and a host overrides any of them with `MemoryConfig.layer({ ... })`.
+ */
+import { Context, Duration, Layer } from "effect"
+
+/** The limits and review knobs. Sizes are in code points. */
+export interface Settings {
+  /** Longest entry, in characters. */
+  readonly entryMax: number
+  /** Largest MEMORY.md, in characters. */
+  readonly memoryMax: number
+  /** Largest topic file, in characters. */
+  readonly topicMax: number
+  /** Most topics per scope. */
+  readonly topicsMax: number
+  /** Whether the background review runs at all (memory still works through the tools when it does not). */
+  readonly reviewEnabled: boolean
+  /** How long after a turn ends its review is queued. */
+  readonly reviewDelay: Duration.Duration
+  /** Lines before the new ones shown as context, marked as already reviewed. */
+  readonly contextLines: number
+  /** Lines a first review reads (extended back to a user line). */
+  readonly firstReviewLines: number
+  /** A user line is cut to this many characters, keeping both ends. */
+  readonly userLineMax: number
+  /** Any other line is cut to this many characters. */
+  readonly otherLineMax: number
+  /** Characters of new lines one review reads (the first line always goes). */
+  readonly newLinesBudget: number
+  /** Characters of topic entry text one review shows. */
+  readonly shownTopicsBudget: number
+  /** Changes of one answer that are used. */
+  readonly answerChangesMax: number
+  /** Extra passes over the same lines for an answer at the cap that changed something. */
+  readonly extraPassesMax: number
+  /** Failed reviews at one cursor before the review stops calling the model for those lines. */
+  readonly failuresMax: number
+  /** How long one model call may take. */
+  readonly modelTimeout: Duration.Duration
+  /** Most output tokens a model call may produce (a provider setting). */
+  readonly outputTokensMax: number
+  /** The host's interface language, used when the user's lines give no clue (e.g. "English"); none by default. */
+  readonly interfaceLanguage: string | undefined
+  /** The IANA time zone in which `added` dates are written; the process's own by default. */
+  readonly timeZone: string
+  /** The host's own secret test, consulted beside mneme's. */
+  readonly isSecret: ((text: string) => boolean) | undefined
+}
+
+/** The defaults of SPEC.md. */
+export const defaults: Settings = {
+  entryMax: 300,
+  memoryMax: 4_000,
+  topicMax: 16_000,
+  topicsMax: 40,
+  reviewEnabled: true,
+  reviewDelay: Duration.seconds(2),
+  contextLines: 4,
+  firstReviewLines: 6,
+  userLineMax: 3_000,
+  otherLineMax: 800,
+  newLinesBudget: 16_000,
+  shownTopicsBudget: 16_000,
+  answerChangesMax: 8,
+  extraPassesMax: 4,
+  failuresMax: 2,
+  modelTimeout: Duration.seconds(120),
+  outputTokensMax: 2_048,
+  interfaceLanguage: undefined,
+  timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  isSecret: undefined
+}
+
+/** The configuration in force; the defaults unless a host provides its own. */
+export const MemoryConfig = Context.Reference<Settings>("@mneme/core/MemoryConfig", {
+  defaultValue: () => defaults
+})
+
+/** Settings with a host's overrides applied over the defaults. */
+export const make = (overrides: Partial<Settings> = {}): Settings => ({ ...defaults, ...overrides })
+
+/** A layer that provides the defaults with a host's overrides. */
+export const layer = (overrides: Partial<Settings> = {}): Layer.Layer<never> =>
+  Layer.succeed(MemoryConfig, make(overrides))

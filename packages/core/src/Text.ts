@@ -1,0 +1,44 @@
+/**
+ * Text measured and cut in Unicode code points, never UTF-16 units: no cut here leaves half a surrogate pair.
+ */
+
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
+
+/** The number of code points in `text`. */
+export const length = (text: string): number => {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    if (isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) i++
+    count++
+  }
+  return count
+}
+
+/** The UTF-16 index at which code point number `count` starts (or `text.length` past the end). */
+const indexOf = (text: string, count: number): number => {
+  let i = 0
+  for (let seen = 0; seen < count && i < text.length; seen++) {
+    i += isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1)) ? 2 : 1
+  }
+  return i
+}
+
+/** The first `count` code points of `text`. */
+export const take = (text: string, count: number): string => (count <= 0 ? "" : text.slice(0, indexOf(text, count)))
+
+/** The last `count` code points of `text`. */
+export const takeLast = (text: string, count: number): string => {
+  if (count <= 0) return ""
+  const total = length(text)
+  return count >= total ? text : text.slice(indexOf(text, total - count))
+}
+
+/** `text` with every run of white space folded to one space, trimmed. */
+export const fold = (text: string): string => text.replace(/\s+/gu, " ").trim()
+
+/** The key two texts are compared by when looking for the same fact: white space folded, case ignored. */
+export const sameKey = (text: string): string => fold(text).toLowerCase()
+
+/** `text` with every lone surrogate replaced by U+FFFD, so what is written is valid UTF-8. */
+export const wellFormed = (text: string): string => text.toWellFormed()

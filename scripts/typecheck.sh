@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Type-checks every package, the acceptance tests and the benchmarks, one project after another.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for project in packages/core packages/review packages/node test bench; do
+  echo "typecheck: $project"
+  tsc -p "$project/tsconfig.json"
+done
