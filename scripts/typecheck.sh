@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for project in packages/core packages/review packages/node test bench; do
+  [ -n "$(find "$project" -name "*.ts" -not -path "*/node_modules/*" -print -quit)" ] || continue
   echo "typecheck: $project"
   tsc -p "$project/tsconfig.json"
 done

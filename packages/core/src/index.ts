@@ -2,7 +2,17 @@
  * @mneme/core — the pure core of mneme: the memory format, vetting, secrets, transcript lines, the prompt and the
  * model's answer. No file, clock or network is touched here.
  */
+export * as Answer from "./Answer.ts"
+export * as Backoff from "./Backoff.ts"
+export * as Entry from "./Entry.ts"
 export * as Errors from "./Errors.ts"
 export * from "./Errors.ts"
+export * as Lines from "./Lines.ts"
 export * as MemoryConfig from "./MemoryConfig.ts"
+export * as MemoryFile from "./MemoryFile.ts"
+export * as Prompt from "./Prompt.ts"
+export * as Secret from "./Secret.ts"
+export * as Selection from "./Selection.ts"
 export * as Text from "./Text.ts"
+export * as Topic from "./Topic.ts"
+export * as Vet from "./Vet.ts"

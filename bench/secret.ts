@@ -1,0 +1,3 @@
+/** The secret benchmarks — being written. */
+import type { Suite } from "./Bench.ts"
+export const suite: Suite = async () => []

@@ -1,0 +1,2 @@
+/** Answer — being written. */
+export {}

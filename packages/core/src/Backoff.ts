@@ -1,0 +1,2 @@
+/** Backoff — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** Entry — being written. */
+export {}

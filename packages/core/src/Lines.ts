@@ -1,0 +1,2 @@
+/** Lines — being written. */
+export {}

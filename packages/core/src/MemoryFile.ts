@@ -1,0 +1,2 @@
+/** MemoryFile — being written. */
+export {}

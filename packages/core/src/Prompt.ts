@@ -1,0 +1,2 @@
+/** Prompt — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** Secret — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** Selection — being written. */
+export {}

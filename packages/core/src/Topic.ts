@@ -1,0 +1,2 @@
+/** Topic — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** Vet — being written. */
+export {}

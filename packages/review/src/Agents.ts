@@ -1,0 +1,2 @@
+/** Agents — being written. */
+export {}

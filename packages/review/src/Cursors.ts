@@ -1,0 +1,2 @@
+/** Cursors — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** MemoryReview — being written. */
+export {}

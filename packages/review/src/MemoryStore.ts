@@ -1,0 +1,2 @@
+/** MemoryStore — being written. */
+export {}

@@ -1,0 +1,2 @@
+/** ReviewModel — being written. */
+export {}

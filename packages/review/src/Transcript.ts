@@ -1,0 +1,2 @@
+/** Transcript — being written. */
+export {}
