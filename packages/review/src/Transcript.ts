@@ -1,2 +1,22 @@
-/** Transcript — being written. */
-export {}
+/**
+ * The host's transcript, as mneme reads it: a conversation's lines newest first, the agent that owns it, and the
+ * anchor an entry cites as its source. A host provides this port; the test kit has an in-memory one.
+ */
+import { Context, Effect, Stream } from "effect"
+import type { Lines, TranscriptError } from "@mneme/core"
+
+/** The anchor an entry cites for a line when the host gives none of its own: `<conversationId> #<seq>`. */
+export const defaultAnchor = (conversationId: string, seq: number): string => `${conversationId} #${seq}`
+
+/** The host's transcript. */
+export class Transcript extends Context.Service<
+  Transcript,
+  {
+    /** A conversation's lines, newest first; the review pulls only as many as it needs. */
+    readonly newestFirst: (conversationId: string) => Stream.Stream<Lines.Line, TranscriptError>
+    /** The agent that owns a conversation. */
+    readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>
+    /** The source an entry learned from a line cites (by default `<conversationId> #<seq>`). */
+    readonly anchor: (conversationId: string, seq: number) => Effect.Effect<string>
+  }
+>()("@mneme/review/Transcript") {}
