@@ -1,0 +1,69 @@
+/**
+ * A review model that answers from recorded answers instead of a server: a JSONL file with one `{"answer": "…"}` or
+ * `{"error": "…"}` a line, used in order, one per model call. It lets the CLI run offline and the same way every
+ * time (`mneme review --model replay:FILE`).
+ */
+import { ModelError } from "@mneme/core"
+import { ReviewModel } from "@mneme/review"
+import { Effect, FileSystem, Layer, Ref, Result, Schema } from "effect"
+
+/** One recorded model call: the answer's text, or the error the call failed with. */
+export type Recorded = { readonly answer: string } | { readonly error: string }
+
+const RecordedJson = Schema.fromJsonString(
+  Schema.Union([Schema.Struct({ answer: Schema.String }), Schema.Struct({ error: Schema.String })])
+)
+const decodeRecorded = Schema.decodeUnknownResult(RecordedJson)
+
+/** Parses a file of recorded answers (blank lines skipped); the first bad line fails with its number. */
+export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Recorded>, ModelError> => {
+  const recorded: Array<Recorded> = []
+  const rows = content.split(/\r\n|\r|\n/)
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] ?? ""
+    if (row.trim() === "") continue
+    const decoded = decodeRecorded(row)
+    if (Result.isFailure(decoded)) {
+      return Result.fail(
+        new ModelError({
+          reason: `${file} line ${index + 1} is not a recorded answer: each line is {"answer": "…"} or {"error": "…"}`
+        })
+      )
+    }
+    recorded.push(decoded.success)
+  }
+  return Result.succeed(recorded)
+}
+
+/** A `ReviewModel` that gives the recorded answers of `file` in order, and fails once they run out. */
+export const layer = (file: string): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem> =>
+  Layer.effect(
+    ReviewModel.ReviewModel,
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const content = yield* fs
+        .readFileString(file)
+        .pipe(Effect.mapError((error) => new ModelError({ reason: `recorded answers ${file}: ${error.message}` })))
+      const recorded = yield* Effect.fromResult(parse(file, content))
+      const calls = yield* Ref.make(0)
+      return ReviewModel.ReviewModel.of({
+        generate: () =>
+          Effect.flatMap(
+            Ref.getAndUpdate(calls, (n) => n + 1),
+            (call) => {
+              const next = recorded[call]
+              if (next === undefined) {
+                return Effect.fail(
+                  new ModelError({
+                    reason: `${file} has no recorded answer left for call ${call + 1} (it holds ${recorded.length})`
+                  })
+                )
+              }
+              return "answer" in next
+                ? Effect.succeed({ text: next.answer })
+                : Effect.fail(new ModelError({ reason: next.error }))
+            }
+          )
+      })
+    })
+  )
