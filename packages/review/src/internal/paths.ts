@@ -1,0 +1,62 @@
+/**
+ * Where the scopes and files of a memory root live, and the check that a path, once links are followed, stays
+ * inside the root.
+ */
+import { Denied } from "@mneme/core"
+import { Effect, FileSystem, Path } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { createHash } from "node:crypto"
+
+const safeId = /^[A-Za-z0-9_-]{1,128}$/
+
+/** The folder name of an agent: its id when that is a safe file name, else the first 32 hex digits of its SHA-256. */
+export const agentDir = (agentId: string): string =>
+  safeId.test(agentId) ? agentId : createHash("sha256").update(agentId, "utf8").digest("hex").slice(0, 32)
+
+/** The folder of a scope, relative to the root: "team" or "agents/<dir>". */
+export const scopeDir = (scope: { readonly kind: "team" } | { readonly kind: "agent"; readonly agentId: string }) =>
+  scope.kind === "team" ? "team" : `agents/${agentDir(scope.agentId)}`
+
+/** The entry point of every scope. */
+export const memoryName = "MEMORY.md"
+
+/** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
+export const fileOf = (dir: string, topic: string | undefined): string =>
+  `${dir}/${topic === undefined ? memoryName : `${topic}.md`}`
+
+const isInside = (path: Path.Path, realRoot: string, real: string) => {
+  const relative = path.relative(realRoot, real)
+  return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative))
+}
+
+/**
+ * The absolute path of `rel` (relative to the root), after checking that it, or the nearest part of it that
+ * exists, resolves through any links to a place inside the root's real path. Fails with `Denied` otherwise.
+ */
+export const resolve = Effect.fnUntraced(function* (
+  realRoot: string,
+  rel: string
+): Effect.fn.Return<string, Denied | PlatformError, FileSystem.FileSystem | Path.Path> {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const absolute = path.join(realRoot, rel)
+  if (rel.includes("\0") || !isInside(path, realRoot, absolute)) {
+    return yield* new Denied({ reason: `${JSON.stringify(rel)} is not a path inside the memory root` })
+  }
+  let probe = absolute
+  while (true) {
+    const real = yield* fs
+      .realPath(probe)
+      .pipe(Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(undefined)))
+    if (real !== undefined) {
+      if (!isInside(path, realRoot, real)) {
+        return yield* new Denied({
+          reason: `${rel} leads through a link to ${real}, outside the memory root; nothing there is read or written`
+        })
+      }
+      return absolute
+    }
+    if (probe === realRoot) return absolute
+    probe = path.dirname(probe)
+  }
+})
