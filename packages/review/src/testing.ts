@@ -1,2 +1,250 @@
-/** The test kit: a scripted model, an in-memory transcript and agents, and a layer over a temporary root — being written. */
-export {}
+/**
+ * The test kit: a scripted model that answers from a list and records every request, an in-memory transcript and
+ * agents, and one layer that wires the memory review over a temporary memory root with them. Hosts test their own
+ * integration with it, and so does mneme.
+ */
+import { type Backoff, Lines, MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
+import { Context, Effect, FileSystem, Layer, type Path, Ref, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { Agents, type AgentInfo } from "./Agents.ts"
+import { Cursors } from "./Cursors.ts"
+import * as MemoryReview from "./MemoryReview.ts"
+import { MemoryStore } from "./MemoryStore.ts"
+import * as ReviewModel from "./ReviewModel.ts"
+import { defaultAnchor, Transcript } from "./Transcript.ts"
+
+/** One scripted answer: a text, an error, or an effect that gives either (to wait, or to look around mid-call). */
+export type Scripted = string | ModelError | Effect.Effect<string | ReviewModel.Answer, ModelError>
+
+/** The scripted model's controls: more answers, and the requests it was sent. */
+export class ScriptedModel extends Context.Service<
+  ScriptedModel,
+  {
+    /** Adds answers to the end of the list. */
+    readonly push: (...answers: ReadonlyArray<Scripted>) => Effect.Effect<void>
+    /** Every request so far, oldest first. */
+    readonly requests: Effect.Effect<ReadonlyArray<ReviewModel.Request>>
+  }
+>()("@mneme/review/testing/ScriptedModel") {}
+
+/** The error a scripted model gives when its list is used up and it has no `otherwise`. */
+export const noAnswerLeft = new ModelError({ reason: "the scripted model has no answer left", retryable: false })
+
+const answerOf = (scripted: Scripted): Effect.Effect<ReviewModel.Answer, ModelError> =>
+  typeof scripted === "string"
+    ? Effect.succeed({ text: scripted })
+    : scripted instanceof ModelError
+      ? Effect.fail(scripted)
+      : Effect.map(scripted, (answer) => (typeof answer === "string" ? { text: answer } : answer))
+
+/** A `ReviewModel` that answers from `answers` in order, then with `otherwise` (or `noAnswerLeft`) for ever. */
+export const scriptedModel = (
+  answers: ReadonlyArray<Scripted> = [],
+  options: { readonly otherwise?: Scripted } = {}
+): Layer.Layer<ScriptedModel | ReviewModel.ReviewModel> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const list = yield* Ref.make<ReadonlyArray<Scripted>>(answers)
+      const requests = yield* Ref.make<ReadonlyArray<ReviewModel.Request>>([])
+      const next = Ref.modify(list, ([first, ...rest]): [Scripted, ReadonlyArray<Scripted>] =>
+        first === undefined ? [options.otherwise ?? noAnswerLeft, []] : [first, rest]
+      )
+      const generate = (request: ReviewModel.Request) =>
+        Ref.update(requests, (all) => [...all, request]).pipe(Effect.andThen(next), Effect.flatMap(answerOf))
+      return Context.make(ReviewModel.ReviewModel, ReviewModel.ReviewModel.of({ generate })).pipe(
+        Context.add(
+          ScriptedModel,
+          ScriptedModel.of({
+            push: (...more) => Ref.update(list, (all) => [...all, ...more]),
+            requests: Ref.get(requests)
+          })
+        )
+      )
+    })
+  )
+
+/** A line to append: its `seq` is the next after the conversation's last unless given. */
+export interface NewLine {
+  readonly seq?: number
+  readonly who: Lines.Line["who"]
+  readonly name?: string
+  readonly text: string
+}
+
+/** The in-memory transcript's controls. */
+export class TranscriptMemory extends Context.Service<
+  TranscriptMemory,
+  {
+    /** Adds (or replaces) an agent; its name defaults to its id, and it may not write team memory unless told. */
+    readonly addAgent: (agent: {
+      readonly id: string
+      readonly name?: string
+      readonly role?: string
+      readonly mayWriteTeam?: boolean
+    }) => Effect.Effect<void>
+    /** Deletes an agent: `Agents.get` no longer knows it. */
+    readonly removeAgent: (agentId: string) => Effect.Effect<void>
+    /** Starts a conversation owned by an agent. */
+    readonly bind: (conversationId: string, agentId: string) => Effect.Effect<void>
+    /** Appends lines to a conversation; gives them back with their `seq`. */
+    readonly append: (
+      conversationId: string,
+      ...lines: ReadonlyArray<NewLine>
+    ) => Effect.Effect<ReadonlyArray<Lines.Line>>
+    /** Makes reading a conversation fail with this reason, or work again with `undefined`. */
+    readonly breakReads: (conversationId: string, reason: string | undefined) => Effect.Effect<void>
+    /** How many lines have been pulled from the conversation's transcript so far. */
+    readonly pulled: (conversationId: string) => Effect.Effect<number>
+  }
+>()("@mneme/review/testing/TranscriptMemory") {}
+
+interface Conversation {
+  readonly agentId: string
+  readonly lines: ReadonlyArray<Lines.Line>
+  readonly broken: string | undefined
+  readonly pulled: number
+}
+
+/** An in-memory `Transcript` and `Agents`, with `TranscriptMemory` to fill them. */
+export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agents> = Layer.effectContext(
+  Effect.gen(function* () {
+    const agents = yield* Ref.make(new Map<string, AgentInfo>())
+    const conversations = yield* Ref.make(new Map<string, Conversation>())
+    const update = (conversationId: string, f: (conversation: Conversation) => Conversation) =>
+      Ref.update(conversations, (all) => {
+        const conversation = all.get(conversationId)
+        return conversation === undefined ? all : new Map(all).set(conversationId, f(conversation))
+      })
+    const find = (conversationId: string) =>
+      Effect.flatMap(Ref.get(conversations), (all) => {
+        const conversation = all.get(conversationId)
+        return conversation === undefined
+          ? Effect.fail(new TranscriptError({ reason: `no conversation ${JSON.stringify(conversationId)}` }))
+          : Effect.succeed(conversation)
+      })
+    const newestFirst = (conversationId: string): Stream.Stream<Lines.Line, TranscriptError> =>
+      Stream.unwrap(
+        Effect.map(find(conversationId), (conversation) =>
+          conversation.broken !== undefined
+            ? Stream.fail(new TranscriptError({ reason: conversation.broken }))
+            : Stream.fromIterable([...conversation.lines].reverse()).pipe(
+                Stream.tap(() => update(conversationId, (c) => ({ ...c, pulled: c.pulled + 1 })))
+              )
+        )
+      )
+    const transcript = Transcript.of({
+      newestFirst,
+      agentOf: (conversationId) => Effect.map(find(conversationId), (conversation) => conversation.agentId),
+      anchor: (conversationId, seq) => Effect.succeed(defaultAnchor(conversationId, seq))
+    })
+    const memory = TranscriptMemory.of({
+      addAgent: (agent) =>
+        Ref.update(agents, (all) =>
+          new Map(all).set(agent.id, {
+            id: agent.id,
+            name: agent.name ?? agent.id,
+            ...(agent.role === undefined ? {} : { role: agent.role }),
+            mayWriteTeam: agent.mayWriteTeam ?? false
+          })
+        ),
+      removeAgent: (agentId) =>
+        Ref.update(agents, (all) => {
+          const rest = new Map(all)
+          rest.delete(agentId)
+          return rest
+        }),
+      bind: (conversationId, agentId) =>
+        Ref.update(conversations, (all) =>
+          new Map(all).set(conversationId, { agentId, lines: [], broken: undefined, pulled: 0 })
+        ),
+      append: (conversationId, ...lines) =>
+        Ref.modify(conversations, (all): [ReadonlyArray<Lines.Line>, Map<string, Conversation>] => {
+          const conversation = all.get(conversationId)
+          if (conversation === undefined) return [[], all]
+          const added: Array<Lines.Line> = []
+          let last = conversation.lines.at(-1)?.seq ?? 0
+          for (const { seq, ...line } of lines) {
+            last = seq ?? last + 1
+            added.push({ seq: last, ...line })
+          }
+          return [
+            added,
+            new Map(all).set(conversationId, { ...conversation, lines: [...conversation.lines, ...added] })
+          ]
+        }),
+      breakReads: (conversationId, reason) => update(conversationId, (c) => ({ ...c, broken: reason })),
+      pulled: (conversationId) =>
+        Effect.map(find(conversationId), (conversation) => conversation.pulled).pipe(Effect.orDie)
+    })
+    return Context.make(TranscriptMemory, memory).pipe(
+      Context.add(Transcript, transcript),
+      Context.add(Agents, Agents.of({ get: (agentId) => Effect.map(Ref.get(agents), (all) => all.get(agentId)) }))
+    )
+  })
+)
+
+/** The memory root a test layer works in. */
+export class MemoryRoot extends Context.Service<MemoryRoot, string>()("@mneme/review/testing/MemoryRoot") {}
+
+/** The memory review with its store and review state over `root`, on the host ports given. */
+export const reviewLayer = (options: {
+  readonly root: string
+  readonly policy?: Backoff.Policy
+}): Layer.Layer<
+  MemoryReview.MemoryReview | MemoryStore | Cursors,
+  never,
+  Transcript | Agents | ReviewModel.ReviewModel | FileSystem.FileSystem | Path.Path
+> =>
+  MemoryReview.layerWith(options.policy === undefined ? {} : { policy: options.policy }).pipe(
+    Layer.provideMerge(Layer.merge(MemoryStore.layer({ root: options.root }), Cursors.layer({ root: options.root })))
+  )
+
+/** What the one-line test set-up takes. */
+export interface Options {
+  /** The scripted model's answers, and what it answers once they are used up. */
+  readonly answers?: ReadonlyArray<Scripted>
+  readonly otherwise?: Scripted
+  /** Overrides of the defaults of `MemoryConfig`. */
+  readonly settings?: Partial<MemoryConfig.Settings>
+  /** Another failure policy. */
+  readonly policy?: Backoff.Policy
+  /** A memory root to use instead of a new temporary folder (removed when the layer closes). */
+  readonly root?: string
+}
+
+/** Everything a review test needs: the memory review over a temporary root, a scripted model, an in-memory host. */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<
+  | MemoryReview.MemoryReview
+  | MemoryStore
+  | Cursors
+  | TranscriptMemory
+  | Transcript
+  | Agents
+  | ScriptedModel
+  | ReviewModel.ReviewModel
+  | MemoryRoot,
+  PlatformError,
+  FileSystem.FileSystem | Path.Path
+> => {
+  const root = Layer.effect(
+    MemoryRoot,
+    options.root === undefined
+      ? Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "mneme-" }))
+      : Effect.succeed(options.root)
+  )
+  const ports = Layer.merge(
+    transcriptMemory,
+    scriptedModel(options.answers, options.otherwise === undefined ? {} : { otherwise: options.otherwise })
+  )
+  const review = Layer.unwrap(
+    Effect.map(MemoryRoot, (root) =>
+      reviewLayer(options.policy === undefined ? { root } : { root, policy: options.policy })
+    )
+  )
+  return review.pipe(
+    Layer.provideMerge(Layer.merge(ports, root)),
+    Layer.provideMerge(MemoryConfig.layer(options.settings))
+  )
+}
