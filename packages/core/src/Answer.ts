@@ -1,2 +1,124 @@
-/** Answer — being written. */
-export {}
+/**
+ * The model's answer to a memory review (SPEC 4.4, steps 1–5): `parse` reads it into a list of changes, or fails the
+ * whole answer; `vet` takes the changes that are used, fails on an unlisted entry or a bad topic, and leaves out on
+ * its own each entry memory cannot keep. Both are pure; the review applies what `vet` returns and logs its warning.
+ */
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import * as Entry from "./Entry.ts"
+import { BadTopic, MalformedAnswer, UnlistedEntry } from "./Errors.ts"
+import type { Settings } from "./MemoryConfig.ts"
+import * as Text from "./Text.ts"
+import * as Topic from "./Topic.ts"
+import * as Vet from "./Vet.ts"
+
+const Positive = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+
+/** An entry number: a whole number ≥ 1, as a JSON number or a string of decimal digits. */
+const EntryNumber = Schema.Union([
+  Positive,
+  Schema.String.check(Schema.isPattern(/^[0-9]+$/)).pipe(
+    Schema.decodeTo(Positive, SchemaTransformation.numberFromString)
+  )
+])
+
+const ChangeSchema = Schema.Union([
+  Schema.Struct({
+    op: Schema.Literal("add"),
+    text: Schema.NonEmptyString,
+    topic: Schema.optionalKey(Schema.String),
+    team: Schema.optionalKey(Schema.Boolean)
+  }),
+  Schema.Struct({ op: Schema.Literal("edit"), entry: EntryNumber, text: Schema.NonEmptyString }),
+  Schema.Struct({ op: Schema.Literal("remove"), entry: EntryNumber })
+]).annotate({ expected: `a change whose "op" is "add", "edit" or "remove"` })
+
+const decodeAnswer = Schema.decodeUnknownEffect(
+  Schema.fromJsonString(Schema.Struct({ changes: Schema.Array(ChangeSchema) }))
+)
+
+/** One change the model asks for; `entry` numbers the entries the review listed, from 1. */
+export type Change = typeof ChangeSchema.Type
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The first problem of a failed decode, as "changes[2].entry: expected an integer". */
+const reasonOf = (issue: SchemaIssue.Issue): string => {
+  const first = formatIssues(issue).issues[0]
+  if (first === undefined) return "not a list of changes"
+  const keys = (first.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+  const path = keys.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")
+  const message = first.message.charAt(0).toLowerCase() + first.message.slice(1)
+  return path === "" ? message : `${path.slice(path.startsWith(".") ? 1 : 0)}: ${message}`
+}
+
+const malformed = (answer: string, reason: string) => new MalformedAnswer({ reason, excerpt: Text.take(answer, 120) })
+
+/** Reads the JSON object between the answer's first `{` and last `}` into its changes, or fails the whole answer. */
+export const parse = (answer: string): Effect.Effect<ReadonlyArray<Change>, MalformedAnswer> => {
+  const start = answer.indexOf("{")
+  const end = answer.lastIndexOf("}")
+  if (start < 0 || end < start) return Effect.fail(malformed(answer, "no JSON object in it"))
+  return decodeAnswer(answer.slice(start, end + 1)).pipe(
+    Effect.map((decoded) => decoded.changes),
+    Effect.mapError((error) => malformed(answer, reasonOf(error.issue)))
+  )
+}
+
+/** What of an answer applies, and what was left out and why. */
+export interface Vetted {
+  /** The changes to apply, in order, with texts and topic names cleaned. */
+  readonly apply: ReadonlyArray<Change>
+  /** The entries memory cannot keep (empty or too long), cleaned, each with its problem; never a secret. */
+  readonly leftOut: ReadonlyArray<{ readonly change: Change; readonly problem: Vet.Problem }>
+  /** How many secret entries were dropped, silently. */
+  readonly secretsDropped: number
+  /** Whether the answer held `answerChangesMax` changes or more before the cap (some may have been ignored). */
+  readonly atCap: boolean
+  /** The one warning for the answer, naming the first entry left out; none when nothing was left out. */
+  readonly warning: string | undefined
+}
+
+/** The warning logged when entries memory cannot keep are left out of an answer, naming the first problem. */
+export const warning = (first: Vet.Problem, count: number): string =>
+  `the model's answer holds ${count === 1 ? "an entry" : `${count} entries`} memory cannot keep, left out while ` +
+  `the rest applies: ${Vet.describe(first)}`
+
+/** The change with its text and topic name cleaned; an `add` whose topic is no topic name fails with BadTopic. */
+const cleanChange = (change: Change): Effect.Effect<Change, BadTopic> => {
+  if (change.op === "remove") return Effect.succeed(change)
+  const text = Entry.clean(change.text)
+  if (change.op === "edit" || change.topic === undefined) return Effect.succeed({ ...change, text })
+  const topic = Topic.clean(change.topic)
+  return topic === undefined
+    ? Effect.fail(new BadTopic({ topic: change.topic }))
+    : Effect.succeed({ ...change, text, topic })
+}
+
+/** Vets the first `answerChangesMax` changes against the `listed` entries (SPEC 4.4, steps 2–5). */
+export const vet = Effect.fnUntraced(function* (
+  changes: ReadonlyArray<Change>,
+  listed: number,
+  settings: Pick<Settings, "answerChangesMax" | "entryMax" | "isSecret">
+): Effect.fn.Return<Vetted, UnlistedEntry | BadTopic> {
+  const used = changes.slice(0, settings.answerChangesMax)
+  for (const change of used) {
+    if (change.op !== "add" && change.entry > listed) return yield* new UnlistedEntry({ entry: change.entry, listed })
+  }
+  const apply: Array<Change> = []
+  const leftOut: Array<{ readonly change: Change; readonly problem: Vet.Problem }> = []
+  let secretsDropped = 0
+  for (const change of yield* Effect.forEach(used, cleanChange)) {
+    const problem = change.op === "remove" ? undefined : Vet.problem(change.text, settings)
+    if (problem === undefined) apply.push(change)
+    else if (problem._tag === "Secret") secretsDropped++
+    else leftOut.push({ change, problem })
+  }
+  const first = leftOut[0]
+  return {
+    apply,
+    leftOut,
+    secretsDropped,
+    atCap: changes.length >= settings.answerChangesMax,
+    warning: first === undefined ? undefined : warning(first.problem, leftOut.length)
+  }
+})

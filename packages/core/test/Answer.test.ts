@@ -1,0 +1,368 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Answer from "../src/Answer.ts"
+import * as MemoryConfig from "../src/MemoryConfig.ts"
+
+/** The JSON answer holding these changes. */
+const answerOf = (...changes: ReadonlyArray<unknown>) => JSON.stringify({ changes })
+
+/** Parses and vets an answer, as the review does. */
+const review = (answer: string, listed: number, overrides: Partial<MemoryConfig.Settings> = {}) =>
+  Answer.parse(answer).pipe(Effect.flatMap((changes) => Answer.vet(changes, listed, MemoryConfig.make(overrides))))
+
+const tooLong = "x".repeat(348)
+
+describe("Answer.parse", () => {
+  it.effect("reads every kind of change, in order, with entry numbers as numbers or digit strings", () =>
+    Effect.gen(function* () {
+      const changes = yield* Answer.parse(
+        answerOf(
+          { op: "add", text: "Likes tea", topic: "drinks", team: true },
+          { op: "add", text: "Lives in Lyon" },
+          { op: "edit", entry: "12", text: "Likes green tea" },
+          { op: "remove", entry: 3 },
+          { op: "remove", entry: "007" }
+        )
+      )
+      assert.deepStrictEqual(changes, [
+        { op: "add", text: "Likes tea", topic: "drinks", team: true },
+        { op: "add", text: "Lives in Lyon" },
+        { op: "edit", entry: 12, text: "Likes green tea" },
+        { op: "remove", entry: 3 },
+        { op: "remove", entry: 7 }
+      ])
+    })
+  )
+
+  it.effect("reads an answer in a code fence with prose around it", () =>
+    Effect.gen(function* () {
+      const answer = 'Here is what to change:\n```json\n{"changes": [{"op": "remove", "entry": 1}]}\n```\nThat is all.'
+      assert.deepStrictEqual(yield* Answer.parse(answer), [{ op: "remove", entry: 1 }])
+    })
+  )
+
+  it.effect("reads an empty list of changes, and ignores unknown keys", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* Answer.parse('{"changes": [], "note": "nothing new"}'), [])
+      assert.deepStrictEqual(yield* Answer.parse(answerOf({ op: "remove", entry: 2, why: "outdated", text: "x" })), [
+        { op: "remove", entry: 2 }
+      ])
+    })
+  )
+
+  const badEntries: ReadonlyArray<readonly [string, unknown, string]> = [
+    ["true", true, "expected number | string"],
+    ["[3]", [3], "expected number | string"],
+    ['"0x10"', "0x10", "expected a string matching the RegExp ^[0-9]+$"],
+    ['" 4 "', " 4 ", "expected a string matching the RegExp ^[0-9]+$"],
+    ['"1e3"', "1e3", "expected a string matching the RegExp ^[0-9]+$"],
+    ['""', "", "expected a string matching the RegExp ^[0-9]+$"],
+    ["1.5", 1.5, "expected an integer"],
+    ["0", 0, "expected a value greater than or equal to 1"],
+    ['"0"', "0", "expected a value greater than or equal to 1"],
+    ["-1", -1, "expected a value greater than or equal to 1"],
+    ["null", null, "expected number | string"],
+    ["2^53 + 2", 2 ** 53 + 2, "expected an integer"],
+    ['"99999999999999999999"', "99999999999999999999", "expected an integer"]
+  ]
+  for (const [name, entry, expected] of badEntries) {
+    it.effect(`fails the whole answer on the entry number ${name}`, () =>
+      Effect.gen(function* () {
+        const answer = answerOf({ op: "remove", entry: 1 }, { op: "edit", entry, text: "Likes tea" })
+        const error = yield* Effect.flip(Answer.parse(answer))
+        assert.strictEqual(error._tag, "MalformedAnswer")
+        assert.strictEqual(error.reason, `changes[1].entry: ${expected}`)
+        assert.strictEqual(error.excerpt, answer.slice(0, 120))
+        assert.strictEqual(
+          error.message,
+          `the model's answer is not a list of changes (${error.reason}): ${JSON.stringify(answer.slice(0, 120))}`
+        )
+      })
+    )
+  }
+
+  it.effect("fails on a JSON number beyond the safe integer range, as written in the answer", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Answer.parse('{"changes":[{"op":"remove","entry":9007199254740993}]}'))
+      assert.strictEqual(error._tag, "MalformedAnswer")
+      assert.strictEqual(error.reason, "changes[0].entry: expected an integer")
+    })
+  )
+
+  const badAnswers: ReadonlyArray<readonly [string, string, string]> = [
+    ["no braces", "I have nothing to change.", "no JSON object in it"],
+    ["braces the wrong way round", '} "changes": [] {', "no JSON object in it"],
+    ["many { and no }", "{".repeat(1_000), "no JSON object in it"],
+    ["JSON that does not parse", '{"changes": [{"op": "remove", "entry": 1},]}', "expected a valid JSON string"],
+    ["no changes", '{"change": []}', "changes: missing key"],
+    ["changes that are not a list", '{"changes": {"op": "remove", "entry": 1}}', "changes: expected array"],
+    [
+      "a change that is not an object",
+      '{"changes": ["remove 1"]}',
+      'changes[0]: expected a change whose "op" is "add", "edit" or "remove"'
+    ],
+    [
+      "an unknown op",
+      answerOf({ op: "move", entry: 1 }),
+      'changes[0]: expected a change whose "op" is "add", "edit" or "remove"'
+    ],
+    ["an add without text", answerOf({ op: "add" }), "changes[0].text: missing key"],
+    [
+      "an add with empty text",
+      answerOf({ op: "add", text: "" }),
+      "changes[0].text: expected a value with a length of at least 1"
+    ],
+    ["an add whose text is not a string", answerOf({ op: "add", text: 5 }), "changes[0].text: expected string"],
+    [
+      "an add whose topic is not a string",
+      answerOf({ op: "add", text: "a", topic: 3 }),
+      "changes[0].topic: expected string"
+    ],
+    [
+      "an add whose team is not a boolean",
+      answerOf({ op: "add", text: "a", team: "yes" }),
+      "changes[0].team: expected boolean"
+    ],
+    ["an edit without text", answerOf({ op: "edit", entry: 2 }), "changes[0].text: missing key"],
+    ["an edit without an entry", answerOf({ op: "edit", text: "a" }), "changes[0].entry: missing key"],
+    ["a remove without an entry", answerOf({ op: "remove" }), "changes[0].entry: missing key"]
+  ]
+  for (const [name, answer, reason] of badAnswers) {
+    it.effect(`fails the whole answer on ${name}`, () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(Answer.parse(answer))
+        assert.strictEqual(error._tag, "MalformedAnswer")
+        assert.strictEqual(error.reason, reason)
+        assert.strictEqual(error.excerpt, answer.slice(0, 120))
+      })
+    )
+  }
+
+  it.effect("quotes the first 120 code points of the answer, never half a surrogate pair", () =>
+    Effect.gen(function* () {
+      const answer = "a".repeat(119) + "😀😀 no JSON here"
+      const error = yield* Effect.flip(Answer.parse(answer))
+      assert.strictEqual(error.excerpt, "a".repeat(119) + "😀")
+      const chinese = "不".repeat(200) + " {oops}"
+      assert.strictEqual((yield* Effect.flip(Answer.parse(chinese))).excerpt, "不".repeat(120))
+    })
+  )
+
+  it.effect("keeps the reason short on a 1 MB answer", () =>
+    Effect.gen(function* () {
+      const answer = `{"changes": [{"op": "add", "text": "${"a".repeat(1_000_000)}", "team": 1}]}`
+      const error = yield* Effect.flip(Answer.parse(answer))
+      assert.strictEqual(error.reason, "changes[0].team: expected boolean")
+      assert.strictEqual(error.excerpt.length, 120)
+    })
+  )
+})
+
+describe("Answer.vet", () => {
+  it.effect("leaves out an over-long add on its own: the remove beside it applies, with one warning (report 000)", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(answerOf({ op: "add", text: tooLong }, { op: "remove", entry: 1 }), 1)
+      const problem = { _tag: "TooLong", length: 348, max: 300 } as const
+      assert.deepStrictEqual(vetted, {
+        apply: [{ op: "remove", entry: 1 }],
+        leftOut: [{ change: { op: "add", text: tooLong }, problem }],
+        secretsDropped: 0,
+        atCap: false,
+        warning: Answer.warning(problem, 1)
+      })
+      assert.strictEqual(
+        vetted.warning,
+        "the model's answer holds an entry memory cannot keep, left out while the rest applies: " +
+          "the entry is 348 characters, over the limit of 300"
+      )
+    })
+  )
+
+  it.effect("drops a secret add silently while the rest applies", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf(
+          { op: "add", text: "The root password is hunter2" },
+          { op: "add", text: "Likes tea" },
+          { op: "remove", entry: 2 }
+        ),
+        2
+      )
+      assert.deepStrictEqual(vetted, {
+        apply: [
+          { op: "add", text: "Likes tea" },
+          { op: "remove", entry: 2 }
+        ],
+        leftOut: [],
+        secretsDropped: 1,
+        atCap: false,
+        warning: undefined
+      })
+    })
+  )
+
+  it.effect("drops a secret edit silently, and asks the host's own secret test", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf(
+          { op: "edit", entry: 1, text: "Badge code TOPSECRET-42" },
+          { op: "edit", entry: 2, text: "Likes tea" }
+        ),
+        2,
+        { isSecret: (text) => text.includes("TOPSECRET") }
+      )
+      assert.deepStrictEqual(vetted.apply, [{ op: "edit", entry: 2, text: "Likes tea" }])
+      assert.strictEqual(vetted.secretsDropped, 1)
+      assert.strictEqual(vetted.warning, undefined)
+    })
+  )
+
+  it.effect("leaves out every entry memory cannot keep, with one warning naming the first problem", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf(
+          { op: "edit", entry: 1, text: "- [source: part 1 #3]" },
+          { op: "add", text: tooLong },
+          { op: "add", text: "Likes tea" }
+        ),
+        1
+      )
+      assert.deepStrictEqual(vetted.apply, [{ op: "add", text: "Likes tea" }])
+      assert.deepStrictEqual(
+        vetted.leftOut.map(({ change, problem }) => [change.op, problem._tag]),
+        [
+          ["edit", "Empty"],
+          ["add", "TooLong"]
+        ]
+      )
+      assert.strictEqual(vetted.warning, Answer.warning({ _tag: "Empty" }, 2))
+      assert.isTrue(vetted.warning?.startsWith("the model's answer holds 2 entries memory cannot keep"))
+    })
+  )
+
+  it.effect("never filters a remove", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf({ op: "remove", entry: 3 }, { op: "add", text: " " }, { op: "remove", entry: "1" }),
+        3,
+        { entryMax: 1, isSecret: () => true }
+      )
+      assert.deepStrictEqual(vetted.apply, [
+        { op: "remove", entry: 3 },
+        { op: "remove", entry: 1 }
+      ])
+    })
+  )
+
+  it.effect("hands on cleaned texts and topic names", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf(
+          {
+            op: "add",
+            text: "- -  Likes\n green   tea [source: part 1 #10; added: 2026-11-06]",
+            topic: " Travel  Plans ",
+            team: true
+          },
+          { op: "edit", entry: 1, text: "* Lives in\tLyon" }
+        ),
+        1
+      )
+      assert.deepStrictEqual(vetted.apply, [
+        { op: "add", text: "Likes green tea", topic: "travel-plans", team: true },
+        { op: "edit", entry: 1, text: "Lives in Lyon" }
+      ])
+    })
+  )
+
+  it.effect("counts characters as code points: 300 Chinese or emoji characters fit, 301 do not", () =>
+    Effect.gen(function* () {
+      const vetted = yield* review(
+        answerOf(
+          { op: "add", text: "茶".repeat(300) },
+          { op: "add", text: "🍵".repeat(300) },
+          { op: "add", text: "茶".repeat(301) },
+          { op: "add", text: "🍵".repeat(301) }
+        ),
+        0
+      )
+      assert.deepStrictEqual(vetted.apply, [
+        { op: "add", text: "茶".repeat(300) },
+        { op: "add", text: "🍵".repeat(300) }
+      ])
+      assert.deepStrictEqual(
+        vetted.leftOut.map(({ problem }) => problem),
+        [
+          { _tag: "TooLong", length: 301, max: 300 },
+          { _tag: "TooLong", length: 301, max: 300 }
+        ]
+      )
+    })
+  )
+
+  it.effect("uses only the first 8 changes: an unlisted entry in the 9th does not fail the answer", () =>
+    Effect.gen(function* () {
+      const adds = Array.from({ length: 8 }, (_, i) => ({ op: "add", text: `Fact ${i + 1}` }))
+      const vetted = yield* review(answerOf(...adds, { op: "remove", entry: 99 }), 2)
+      assert.deepStrictEqual(
+        vetted.apply.map((change) => (change.op === "add" ? change.text : "")),
+        adds.map((add) => add.text)
+      )
+      assert.isTrue(vetted.atCap)
+    })
+  )
+
+  it.effect("is at the cap with 8 changes or more, counted before the cap and the left-out entries", () =>
+    Effect.gen(function* () {
+      const changes = (count: number) => Array.from({ length: count }, () => ({ op: "add", text: tooLong }))
+      assert.isTrue((yield* review(answerOf(...changes(8)), 0)).atCap)
+      assert.isTrue((yield* review(answerOf(...changes(12)), 0)).atCap)
+      assert.isFalse((yield* review(answerOf(...changes(7)), 0)).atCap)
+      assert.isTrue((yield* review(answerOf(...changes(3)), 0, { answerChangesMax: 3 })).atCap)
+    })
+  )
+
+  it.effect("fails the whole answer on an edit or remove naming an entry that was not listed", () =>
+    Effect.gen(function* () {
+      const edit = yield* Effect.flip(
+        review(answerOf({ op: "add", text: "Likes tea" }, { op: "edit", entry: 4, text: "Likes coffee" }), 3)
+      )
+      assert.strictEqual(edit._tag, "UnlistedEntry")
+      assert.strictEqual(edit.message, "the model's answer names entry 4, but the review listed 3 entries")
+      const remove = yield* Effect.flip(review(answerOf({ op: "remove", entry: "2" }), 1))
+      assert.strictEqual(remove._tag, "UnlistedEntry")
+      assert.strictEqual(remove.message, "the model's answer names entry 2, but the review listed 1 entry")
+    })
+  )
+
+  it.effect("fails on an unlisted entry even beside an entry memory cannot keep", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(review(answerOf({ op: "add", text: tooLong }, { op: "remove", entry: 1 }), 0))
+      assert.strictEqual(error._tag, "UnlistedEntry")
+      assert.strictEqual(error.message, "the model's answer names entry 1, but the review listed 0 entries")
+    })
+  )
+
+  for (const topic of ["memory", "../etc", "", "-notes", "a".repeat(49)]) {
+    it.effect(`fails the whole answer on an add to the topic ${JSON.stringify(topic)}`, () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          review(answerOf({ op: "remove", entry: 1 }, { op: "add", text: "Likes tea", topic }), 1)
+        )
+        assert.strictEqual(error._tag, "BadTopic")
+        assert.strictEqual(
+          error.message,
+          `${JSON.stringify(topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory"`
+        )
+      })
+    )
+  }
+
+  it.effect("fails on a bad topic even when that add is itself too long", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(review(answerOf({ op: "add", text: tooLong, topic: "memory" }), 0))
+      assert.strictEqual(error._tag, "BadTopic")
+      assert.isTrue(error.message.startsWith('"memory" is not a topic name'))
+    })
+  )
+})
