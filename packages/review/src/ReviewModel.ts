@@ -1,2 +1,105 @@
-/** ReviewModel — being written. */
-export {}
+/**
+ * The model a review talks to: a system text and one request text in, the answer's text out (SPEC 5). Its default
+ * implementation runs on effect/ai's `LanguageModel`, so any provider Effect supports plugs in; it bounds each call
+ * by `MemoryConfig.modelTimeout`, treats an empty answer as an error, and reports token usage.
+ */
+import { MemoryConfig, ModelError } from "@mneme/core"
+import { Context, Duration, Effect, Layer } from "effect"
+import { type AiError, LanguageModel, type Response } from "effect/ai"
+
+/** Tokens one call used, as far as the provider reports them. */
+export interface Usage {
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+}
+
+/** What one call sends: the system text and the request text. */
+export interface Request {
+  readonly system: string
+  readonly request: string
+}
+
+/** What one call gives back. */
+export interface Answer {
+  readonly text: string
+  readonly usage?: Usage
+}
+
+/** The review's model service. */
+export class ReviewModel extends Context.Service<
+  ReviewModel,
+  {
+    /** Asks the model once; fails with `ModelError` on no answer, an empty answer or any provider error. */
+    readonly generate: (input: Request) => Effect.Effect<Answer, ModelError>
+  }
+>()("@mneme/review/ReviewModel") {}
+
+/** A `ReviewModel` from a plain function (tests, recorded answers). */
+export const layer = (generate: (input: Request) => Effect.Effect<Answer, ModelError>): Layer.Layer<ReviewModel> =>
+  Layer.succeed(ReviewModel, ReviewModel.of({ generate }))
+
+/** A `ReviewModel` over effect/ai's `LanguageModel`, bounded by `MemoryConfig.modelTimeout`. */
+export const fromLanguageModel: Layer.Layer<ReviewModel, never, LanguageModel.LanguageModel> = Layer.effect(
+  ReviewModel,
+  Effect.gen(function* () {
+    const model = yield* LanguageModel.LanguageModel
+    const generate = Effect.fn("ReviewModel.generate")(function* (input: Request) {
+      const { modelTimeout } = yield* MemoryConfig.MemoryConfig
+      const response = yield* model
+        .generateText({
+          prompt: [
+            { role: "system", content: input.system },
+            { role: "user", content: input.request }
+          ]
+        })
+        .pipe(
+          Effect.mapError(fromAiError),
+          Effect.timeoutOrElse({
+            duration: modelTimeout,
+            orElse: () =>
+              Effect.fail(
+                new ModelError({
+                  reason: `no answer within ${Duration.toSeconds(modelTimeout)} seconds`,
+                  retryable: true
+                })
+              )
+          })
+        )
+      const text = response.text
+      if (text.trim() === "") {
+        return yield* new ModelError({ reason: emptyReason(response.finishReason), retryable: false })
+      }
+      const usage = usageOf(response.usage)
+      return usage === undefined ? { text } : { text, usage }
+    })
+    return ReviewModel.of({ generate })
+  })
+)
+
+/** A provider error as a `ModelError`, keeping the provider's own description where it gives one. */
+const fromAiError = (error: AiError.AiError): ModelError => {
+  const reason = error.reason
+  const description = "description" in reason ? reason.description : undefined
+  return new ModelError({
+    reason: description !== undefined && description !== "" ? description : reason.message,
+    retryable: error.isRetryable
+  })
+}
+
+const emptyReason = (finish: Response.FinishReason): string =>
+  finish === "length"
+    ? "the answer is empty: the model stopped at its output cap, likely while reasoning " +
+      "(turn reasoning off, or raise the output cap)"
+    : finish === "content-filter"
+      ? "the answer is empty: the provider's content filter stopped it"
+      : "the answer is empty"
+
+const usageOf = (usage: Response.Usage): Usage | undefined => {
+  const input = usage.inputTokens.total
+  const output = usage.outputTokens.total
+  if (input === undefined && output === undefined) return undefined
+  return {
+    ...(input === undefined ? {} : { inputTokens: input }),
+    ...(output === undefined ? {} : { outputTokens: output })
+  }
+}
