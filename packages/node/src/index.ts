@@ -1,1 +1,7 @@
-export {}
+/**
+ * @mneme/node — mneme on Node: a transcript file as the host ports, a replay model, an OpenAI-compatible model
+ * provider, and the `mneme` CLI.
+ */
+export * as FileTranscript from "./FileTranscript.ts"
+export * as OpenAiCompat from "./OpenAiCompat.ts"
+export * as ReplayModel from "./ReplayModel.ts"
