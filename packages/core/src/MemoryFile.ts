@@ -1,2 +1,183 @@
-/** MemoryFile — being written. */
-export {}
+/**
+ * The Agent Memory Repo file format (SPEC 1): a MEMORY.md or topic file read into its lines, its entries and its
+ * index links, and the few line edits the library makes. Every line no edit touches keeps its text exactly; files
+ * are read with LF, CRLF or CR line ends and rendered with LF and one trailing newline. Lines are scanned by hand
+ * (no backtracking pattern), so parsing is linear in the size of the file.
+ */
+import * as EntryText from "./Entry.ts"
+import * as Topic from "./Topic.ts"
+
+/** An entry: a bullet line outside the index section, with non-empty text. */
+export interface Entry {
+  /** The 0-based index of its line. */
+  readonly line: number
+  /** Its cleaned text, without metadata. */
+  readonly text: string
+  readonly meta: EntryText.Metadata
+}
+
+/** An index link: a `- [[topic]]` line inside the `## Index` section. */
+export interface Link {
+  readonly line: number
+  readonly topic: string
+}
+
+/** A file read: its lines (without line ends), entries and index links. */
+export interface Parsed {
+  readonly lines: ReadonlyArray<string>
+  readonly entries: ReadonlyArray<Entry>
+  readonly links: ReadonlyArray<Link>
+}
+
+const isBlank = (line: string | undefined): boolean => line === undefined || line.trim() === ""
+
+/** The level (1–6) and title of an ATX heading line (up to three spaces, `#`s, then white space or nothing). */
+const heading = (line: string): { readonly level: number; readonly title: string } | undefined => {
+  let start = 0
+  while (start < 3 && line[start] === " ") start++
+  let level = 0
+  while (line[start + level] === "#") level++
+  const after = line[start + level]
+  if (level < 1 || level > 6 || (after !== undefined && after !== " " && after !== "\t")) return undefined
+  return { level, title: line.slice(start + level).trim() }
+}
+
+/** Whether `line` is the heading `## Index` (any case, optionally closed by `#`s). */
+const isIndex = (line: string): boolean => {
+  const found = heading(line)
+  if (found?.level !== 2) return false
+  const title = found.title.toLowerCase()
+  if (title === "index") return true
+  const rest = title.slice(5)
+  return title.startsWith("index") && rest.trimStart() !== rest && /^#+$/u.test(rest.trim())
+}
+
+/** The body of a bullet line (`-` or `*`, then white space or nothing, after any indentation). */
+const bullet = (line: string): string | undefined => {
+  const text = line.trimStart()
+  const mark = text[0]
+  if (mark !== "-" && mark !== "*") return undefined
+  return text.length === 1 || text[1] === " " || text[1] === "\t" ? text.slice(1) : undefined
+}
+
+/** The topic a link body names: `[[topic]]` at its start, the name cleaned. */
+const linkTopic = (body: string): string | undefined => {
+  const text = body.trim()
+  if (!text.startsWith("[[")) return undefined
+  const end = text.indexOf("]]", 2)
+  return end < 0 ? undefined : Topic.clean(text.slice(2, end))
+}
+
+/** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
+export const parse = (content: string): Parsed => {
+  const text = content.replace(/^\uFEFF+/u, "")
+  if (text === "") return { lines: [], entries: [], links: [] }
+  const lines = text.split(/\r\n|\r|\n/u)
+  if (lines[lines.length - 1] === "") lines.pop()
+  const entries: Array<Entry> = []
+  const links: Array<Link> = []
+  let inIndex = false
+  lines.forEach((line, index) => {
+    if (heading(line) !== undefined) {
+      inIndex = isIndex(line)
+      return
+    }
+    const body = bullet(line)
+    if (body === undefined) return
+    if (inIndex) {
+      const topic = linkTopic(body)
+      if (topic !== undefined) links.push({ line: index, topic })
+    } else {
+      const { text, meta } = EntryText.split(body)
+      if (text !== "") entries.push({ line: index, text, meta })
+    }
+  })
+  return { lines, entries, links }
+}
+
+/** The file's content: lines joined with LF, trailing blank lines dropped, one trailing newline ("" when empty). */
+export const render = (lines: ReadonlyArray<string>): string => {
+  let end = lines.length
+  while (end > 0 && isBlank(lines[end - 1])) end--
+  return end === 0 ? "" : lines.slice(0, end).join("\n") + "\n"
+}
+
+/** A new MEMORY.md. */
+export const newMemory = "# Memory\n\n## Index\n"
+
+/** A new topic file. */
+export const newTopic = (topic: string): string => `# ${topic}\n`
+
+/** The line of the first `## Index` heading, if any. */
+const indexAt = (lines: ReadonlyArray<string>): number | undefined => {
+  const at = lines.findIndex(isIndex)
+  return at < 0 ? undefined : at
+}
+
+/** Whether the last section of a file is an index section. */
+const endsInIndex = (lines: ReadonlyArray<string>): boolean => {
+  const last = lines.findLastIndex((line) => heading(line) !== undefined)
+  return last >= 0 && isIndex(lines[last] ?? "")
+}
+
+/** The index of the last non-blank line before `end` and after `floor`, or `floor`. */
+const lastFilled = (lines: ReadonlyArray<string>, end: number, floor: number): number => {
+  let at = end - 1
+  while (at > floor && isBlank(lines[at])) at--
+  return at
+}
+
+const insertAt = (lines: ReadonlyArray<string>, at: number, added: ReadonlyArray<string>): ReadonlyArray<string> => [
+  ...lines.slice(0, at),
+  ...added,
+  ...lines.slice(at)
+]
+
+/**
+ * The lines with an entry line added after the last non-blank line above the first `## Index` (a memory file; the
+ * whole file when it has no index) or at the end of a topic file (placed as in a memory file when a topic ends in an
+ * index section, so the entry stays an entry); a blank line comes first when the line above is a heading.
+ */
+export const insertEntry = (parsed: Parsed, line: string, kind: "memory" | "topic"): ReadonlyArray<string> => {
+  const { lines } = parsed
+  const end = kind === "topic" && !endsInIndex(lines) ? lines.length : (indexAt(lines) ?? lines.length)
+  const last = lastFilled(lines, end, -1)
+  const afterHeading = heading(lines[last] ?? "") !== undefined
+  return insertAt(lines, last + 1, afterHeading ? ["", line] : [line])
+}
+
+/** The lines with line `index` replaced by `line`. */
+export const replaceLine = (lines: ReadonlyArray<string>, index: number, line: string): ReadonlyArray<string> =>
+  lines.map((old, at) => (at === index ? line : old))
+
+/** The lines without line `index`. */
+export const removeLine = (lines: ReadonlyArray<string>, index: number): ReadonlyArray<string> =>
+  lines.filter((_, at) => at !== index)
+
+/**
+ * The lines with `- [[topic]]` (a cleaned topic name) at the end of the first `## Index` section; the section is
+ * added at the end of the file when there is none. Unchanged when the topic is already linked.
+ */
+export const addLink = (parsed: Parsed, topic: string): ReadonlyArray<string> => {
+  const { lines } = parsed
+  if (parsed.links.some((link) => link.topic === topic)) return lines
+  const link = `- [[${topic}]]`
+  const at = indexAt(lines)
+  if (at === undefined) {
+    const kept = lines.slice(0, lastFilled(lines, lines.length, -1) + 1)
+    return [...kept, ...(kept.length > 0 ? [""] : []), "## Index", link]
+  }
+  let end = at + 1
+  while (end < lines.length && heading(lines[end] ?? "") === undefined) end++
+  return insertAt(lines, lastFilled(lines, end, at) + 1, [link])
+}
+
+/** The lines without any index link to `topic`. */
+export const removeLink = (parsed: Parsed, topic: string): ReadonlyArray<string> => {
+  const gone = new Set(parsed.links.filter((link) => link.topic === topic).map((link) => link.line))
+  return parsed.lines.filter((_, at) => !gone.has(at))
+}
+
+/** Whether a file holds nothing but headings and blank lines. */
+export const isEmptyTopic = (parsed: Parsed): boolean =>
+  parsed.lines.every((line) => isBlank(line) || heading(line) !== undefined)

@@ -1,0 +1,325 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as Entry from "../src/Entry.ts"
+import * as MemoryFile from "../src/MemoryFile.ts"
+
+/** A MEMORY.md as a person edits it: a title, notes, CRLF line ends, an entry with metadata, no index. */
+const handEdited = [
+  "# What I know about Ann  ",
+  "",
+  "Notes I keep by hand; please leave them.\t",
+  "  * an indented star [see: below]",
+  "- The user likes tea [source: part 1 #10; added: 2026-11-06]",
+  "",
+  "Some closing words, with trailing spaces   ",
+  ""
+].join("\r\n")
+
+const texts = (parsed: MemoryFile.Parsed) => parsed.entries.map((entry) => entry.text)
+
+/** File content rich in the characters the format cares about. */
+const content = fc.string({
+  unit: fc.constantFrom(
+    "a",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "- ",
+    "* ",
+    "#",
+    "## ",
+    "## Index",
+    "## index ##",
+    "[[",
+    "]]",
+    "[",
+    "]",
+    "k: v",
+    ";",
+    "中",
+    "😀",
+    "\uFEFF"
+  )
+})
+const kinds = fc.constantFrom("memory" as const, "topic" as const)
+
+/** `after` with the lines at `added` taken out. */
+const without = (after: ReadonlyArray<string>, added: ReadonlyArray<number>) =>
+  after.filter((_, at) => !added.includes(at))
+
+describe("MemoryFile.parse", () => {
+  it("reads LF, CRLF and CR line ends; an empty file has no lines", () => {
+    assert.deepStrictEqual(MemoryFile.parse("a\nb\r\nc\rd").lines, ["a", "b", "c", "d"])
+    assert.deepStrictEqual(MemoryFile.parse("a\r\n\r\n").lines, ["a", ""])
+    assert.deepStrictEqual(MemoryFile.parse("").lines, [])
+    assert.deepStrictEqual(MemoryFile.parse("\n").lines, [""])
+    assert.deepStrictEqual(MemoryFile.parse("\uFEFF# Memory\n").lines, ["# Memory"])
+  })
+
+  it("finds entries with their line, cleaned text and metadata", () => {
+    const parsed = MemoryFile.parse(
+      "# Memory\n\n- The user likes  tea [source: part 1 #10; added: 2026-11-06]\n* Works nights\n  - a nested fact\n"
+    )
+    assert.deepStrictEqual(parsed.entries, [
+      {
+        line: 2,
+        text: "The user likes tea",
+        meta: [
+          ["source", "part 1 #10"],
+          ["added", "2026-11-06"]
+        ]
+      },
+      { line: 3, text: "Works nights", meta: [] },
+      { line: 4, text: "a nested fact", meta: [] }
+    ])
+  })
+
+  it("takes only bullet lines with text as entries", () => {
+    const parsed = MemoryFile.parse(
+      "# Memory\nA note.\n-not a bullet\n**bold** note\n- \n* * *\n- [source: x]\n#tag\n> - quoted\n- kept\n"
+    )
+    assert.deepStrictEqual(texts(parsed), ["kept"])
+  })
+
+  it("reads index links, in any case of the heading, and keeps index bullets out of the entries", () => {
+    const parsed = MemoryFile.parse(
+      "# Memory\n- fact\n## INDEX ##\n- [[Travel]]\n- [[work.md]] — the job\n- plain words\n\n### Notes\n- later fact\n"
+    )
+    assert.deepStrictEqual(parsed.links, [
+      { line: 3, topic: "travel" },
+      { line: 4, topic: "work" }
+    ])
+    assert.deepStrictEqual(texts(parsed), ["fact", "later fact"])
+  })
+
+  it("treats only a level-2 heading titled Index as the index", () => {
+    for (const heading of ["# Index", "### Index", "## Index of things", "##Index"]) {
+      const parsed = MemoryFile.parse(`${heading}\n- [[travel]]\n`)
+      assert.deepStrictEqual(parsed.links, [], heading)
+      assert.deepStrictEqual(texts(parsed), ["[[travel]]"], heading)
+    }
+  })
+
+  it("runs in linear time on hostile input", () => {
+    const hostile = [
+      "- " + "[key:".repeat(200_000),
+      "- " + " ".repeat(1_000_000) + "x",
+      "- [key:\n".repeat(125_000),
+      "- x" + " [a: b]".repeat(140_000),
+      "## Index" + " ".repeat(1_000_000) + "x",
+      "#".repeat(1_000_000),
+      "## Index\n" + "- [[".repeat(250_000)
+    ]
+    for (const text of hostile) {
+      const started = performance.now()
+      MemoryFile.render(MemoryFile.parse(text).lines)
+      assert.isBelow(performance.now() - started, 2000, text.slice(0, 20))
+    }
+  })
+})
+
+describe("MemoryFile.render", () => {
+  it("writes LF and exactly one trailing newline", () => {
+    assert.strictEqual(MemoryFile.render(["a", "b"]), "a\nb\n")
+    assert.strictEqual(MemoryFile.render(["a", "", " ", ""]), "a\n")
+    assert.strictEqual(MemoryFile.render([]), "")
+  })
+
+  it("keeps every line of a hand-edited MEMORY.md", () => {
+    const parsed = MemoryFile.parse(handEdited)
+    assert.strictEqual(MemoryFile.render(parsed.lines), handEdited.replaceAll("\r\n", "\n"))
+    assert.deepStrictEqual(parsed.entries, [
+      { line: 3, text: "an indented star", meta: [["see", "below"]] },
+      {
+        line: 4,
+        text: "The user likes tea",
+        meta: [
+          ["source", "part 1 #10"],
+          ["added", "2026-11-06"]
+        ]
+      }
+    ])
+    assert.deepStrictEqual(parsed.links, [])
+  })
+
+  it("keeps every line as it was, line ends aside", () => {
+    fc.assert(
+      fc.property(content, (text) => {
+        const expected = text.replace(/^\uFEFF+/u, "").replace(/\r\n|\r/gu, "\n")
+        const joined = MemoryFile.parse(text).lines.join("\n")
+        assert.strictEqual(joined, expected.endsWith("\n") ? expected.slice(0, -1) : expected)
+      })
+    )
+  })
+
+  it("is stable: rendering what it rendered changes nothing", () => {
+    fc.assert(
+      fc.property(content, (text) => {
+        const once = MemoryFile.render(MemoryFile.parse(text).lines)
+        assert.strictEqual(MemoryFile.render(MemoryFile.parse(once).lines), once)
+        assert.deepStrictEqual(MemoryFile.parse(once).entries, MemoryFile.parse(text).entries)
+      })
+    )
+  })
+})
+
+describe("MemoryFile.newMemory and newTopic", () => {
+  it("start files as SPEC 1 says", () => {
+    assert.strictEqual(MemoryFile.newMemory, "# Memory\n\n## Index\n")
+    assert.strictEqual(MemoryFile.newTopic("travel"), "# travel\n")
+    assert.deepStrictEqual(MemoryFile.parse(MemoryFile.newMemory).entries, [])
+  })
+})
+
+describe("MemoryFile.insertEntry", () => {
+  it("puts the first entry of a new MEMORY.md after the title and a blank line", () => {
+    const lines = MemoryFile.insertEntry(MemoryFile.parse(MemoryFile.newMemory), "- tea", "memory")
+    assert.strictEqual(MemoryFile.render(lines), "# Memory\n\n- tea\n\n## Index\n")
+    const next = MemoryFile.insertEntry(MemoryFile.parse(MemoryFile.render(lines)), "- coffee", "memory")
+    assert.strictEqual(MemoryFile.render(next), "# Memory\n\n- tea\n- coffee\n\n## Index\n")
+  })
+
+  it("goes after the last non-blank line above the index", () => {
+    const parsed = MemoryFile.parse("# Memory\n- tea\n\nA note.\n\n\n## Index\n- [[travel]]\n")
+    assert.strictEqual(
+      MemoryFile.render(MemoryFile.insertEntry(parsed, "- coffee", "memory")),
+      "# Memory\n- tea\n\nA note.\n- coffee\n\n\n## Index\n- [[travel]]\n"
+    )
+  })
+
+  it("goes at the top of a MEMORY.md that starts with its index, and into an empty one", () => {
+    const parsed = MemoryFile.parse("## Index\n- [[travel]]\n")
+    assert.deepStrictEqual(MemoryFile.insertEntry(parsed, "- tea", "memory"), ["- tea", "## Index", "- [[travel]]"])
+    assert.deepStrictEqual(MemoryFile.insertEntry(MemoryFile.parse(""), "- tea", "memory"), ["- tea"])
+  })
+
+  it("keeps every line of a hand-edited MEMORY.md", () => {
+    const parsed = MemoryFile.parse(handEdited)
+    const lines = MemoryFile.insertEntry(parsed, Entry.format("Ann walks to work", [["added", "2026-11-07"]]), "memory")
+    assert.strictEqual(
+      MemoryFile.render(lines),
+      [...parsed.lines, "- Ann walks to work [added: 2026-11-07]", ""].join("\n")
+    )
+    assert.deepStrictEqual(lines.slice(0, 7), parsed.lines)
+    assert.deepStrictEqual(texts(MemoryFile.parse(MemoryFile.render(lines))), [
+      "an indented star",
+      "The user likes tea",
+      "Ann walks to work"
+    ])
+  })
+
+  it("goes at the end of a topic, after a blank line when the topic has only its title", () => {
+    const first = MemoryFile.insertEntry(MemoryFile.parse(MemoryFile.newTopic("travel")), "- Lisbon in May", "topic")
+    assert.strictEqual(MemoryFile.render(first), "# travel\n\n- Lisbon in May\n")
+    const parsed = MemoryFile.parse("# travel\n\n- Lisbon in May\n## Hotels\nNotes.\n\n")
+    assert.strictEqual(
+      MemoryFile.render(MemoryFile.insertEntry(parsed, "- Hotel Avenida", "topic")),
+      "# travel\n\n- Lisbon in May\n## Hotels\nNotes.\n- Hotel Avenida\n"
+    )
+  })
+
+  it("keeps a topic's entry out of an index section at its end", () => {
+    const parsed = MemoryFile.parse("# travel\n- Lisbon\n## Index\n- [[hotels]]\n")
+    const lines = MemoryFile.insertEntry(parsed, "- Porto", "topic")
+    assert.deepStrictEqual(lines, ["# travel", "- Lisbon", "- Porto", "## Index", "- [[hotels]]"])
+    const twice = MemoryFile.parse("## Index\n## Index\n")
+    assert.deepStrictEqual(MemoryFile.insertEntry(twice, "- Porto", "topic"), ["- Porto", "## Index", "## Index"])
+  })
+
+  it("keeps every line and every entry of any file, and adds the new entry", () => {
+    fc.assert(
+      fc.property(content, kinds, (text, kind) => {
+        const parsed = MemoryFile.parse(text)
+        const lines = MemoryFile.insertEntry(parsed, "- the new fact", kind)
+        const after = MemoryFile.parse(MemoryFile.render(lines))
+        const at = lines.indexOf("- the new fact")
+        const added = lines[at - 1] === "" && lines.length === parsed.lines.length + 2 ? [at - 1, at] : [at]
+        assert.deepStrictEqual(without(lines, added), parsed.lines)
+        assert.deepStrictEqual(
+          texts(after).filter((entry) => entry !== "the new fact"),
+          texts(parsed)
+        )
+        assert.isTrue(after.entries.some((entry) => entry.text === "the new fact" && entry.line === at))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})
+
+describe("MemoryFile.addLink and removeLink", () => {
+  it("adds a link at the end of the index section", () => {
+    const parsed = MemoryFile.parse("# Memory\n\n## Index\n- [[travel]]\n\n## Later\n- fact\n")
+    assert.strictEqual(
+      MemoryFile.render(MemoryFile.addLink(parsed, "work")),
+      "# Memory\n\n## Index\n- [[travel]]\n- [[work]]\n\n## Later\n- fact\n"
+    )
+    assert.strictEqual(
+      MemoryFile.render(MemoryFile.addLink(MemoryFile.parse(MemoryFile.newMemory), "work")),
+      "# Memory\n\n## Index\n- [[work]]\n"
+    )
+  })
+
+  it("creates the index at the end when there is none", () => {
+    const parsed = MemoryFile.parse(handEdited)
+    const lines = MemoryFile.addLink(parsed, "travel")
+    assert.deepStrictEqual(lines, [...parsed.lines.slice(0, 7), "", "## Index", "- [[travel]]"])
+    assert.deepStrictEqual(MemoryFile.addLink(MemoryFile.parse(""), "travel"), ["## Index", "- [[travel]]"])
+  })
+
+  it("adds no duplicate", () => {
+    const parsed = MemoryFile.parse("## Index\n- [[Travel.md]]\n")
+    assert.strictEqual(MemoryFile.addLink(parsed, "travel"), parsed.lines)
+  })
+
+  it("removes every link to the topic and nothing else", () => {
+    const parsed = MemoryFile.parse(
+      "# Memory\n- [[travel]] as a fact\n## Index\n- [[travel]]\n- [[work]]\n- [[Travel]]\n"
+    )
+    assert.deepStrictEqual(MemoryFile.removeLink(parsed, "travel"), [
+      "# Memory",
+      "- [[travel]] as a fact",
+      "## Index",
+      "- [[work]]"
+    ])
+    assert.deepStrictEqual(MemoryFile.removeLink(parsed, "recipes"), parsed.lines)
+  })
+
+  it("keeps every line and entry of any file, and links the topic once", () => {
+    fc.assert(
+      fc.property(content, (text) => {
+        const parsed = MemoryFile.parse(text)
+        const lines = MemoryFile.addLink(parsed, "zeta")
+        const after = MemoryFile.parse(MemoryFile.render(lines))
+        assert.deepStrictEqual(texts(after), texts(parsed))
+        assert.strictEqual(after.links.filter((link) => link.topic === "zeta").length, 1)
+        assert.deepStrictEqual(MemoryFile.addLink(after, "zeta"), after.lines)
+        const removed = MemoryFile.parse(MemoryFile.render(MemoryFile.removeLink(after, "zeta")))
+        assert.deepStrictEqual(
+          removed.links.map((link) => link.topic),
+          parsed.links.map((link) => link.topic)
+        )
+        assert.deepStrictEqual(texts(removed), texts(parsed))
+      })
+    )
+  })
+})
+
+describe("MemoryFile line edits", () => {
+  it("replaces and removes one line, leaving the others", () => {
+    const lines = ["# Memory", "- tea", "- coffee"]
+    assert.deepStrictEqual(MemoryFile.replaceLine(lines, 1, "- green tea"), ["# Memory", "- green tea", "- coffee"])
+    assert.deepStrictEqual(MemoryFile.removeLine(lines, 1), ["# Memory", "- coffee"])
+    assert.deepStrictEqual(lines, ["# Memory", "- tea", "- coffee"])
+  })
+})
+
+describe("MemoryFile.isEmptyTopic", () => {
+  it("is true for nothing but headings and blank lines", () => {
+    assert.isTrue(MemoryFile.isEmptyTopic(MemoryFile.parse("")))
+    assert.isTrue(MemoryFile.isEmptyTopic(MemoryFile.parse("# travel\n\n## Hotels\n  \n")))
+    assert.isFalse(MemoryFile.isEmptyTopic(MemoryFile.parse("# travel\n\n- Lisbon\n")))
+    assert.isFalse(MemoryFile.isEmptyTopic(MemoryFile.parse("# travel\nA note.\n")))
+  })
+})
