@@ -1,0 +1,655 @@
+/**
+ * The `mneme` command line (DESIGN.md, "The CLI"): review a JSONL transcript into a memory folder, and read or change
+ * that memory. Human output by default (colour only on a terminal), one JSON document with `--json`.
+ *
+ * Every failure is a short message on stderr and a non-zero exit, with no stack trace unless `--verbose`:
+ * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
+ * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
+ */
+import { type Lines, MemoryConfig, Text, Topic } from "@mneme/core"
+import { Cursors, MemoryReview, MemoryStore } from "@mneme/review"
+import {
+  Cause,
+  Config,
+  ConfigProvider,
+  Console,
+  Data,
+  Effect,
+  FileSystem,
+  Layer,
+  Option,
+  Path,
+  Runtime,
+  Schema
+} from "effect"
+import { Argument, CliError, CliOutput, Command, Flag, TerminalCapabilities } from "effect/cli"
+import * as FileTranscript from "./FileTranscript.ts"
+import * as OpenAiCompat from "./OpenAiCompat.ts"
+import * as ReplayModel from "./ReplayModel.ts"
+import * as Txt from "./internal/text.ts"
+
+/** The exit codes: 0 done, 1 an operation failed, 2 usage or configuration. */
+export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
+
+/** The command line was used wrongly, or something it needs is not configured. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** A review ended without success (its outcome says why). */
+export class ReviewFailed extends Schema.TaggedError<ReviewFailed>()("ReviewFailed", { reason: Schema.String }) {
+  override get message() {
+    return `the review failed: ${this.reason}`
+  }
+}
+
+/** How the process ends after a failure that was already reported on stderr. */
+export class Exit extends Data.TaggedError("Exit")<{ readonly code: number }> {
+  override get [Runtime.errorExitCode]() {
+    return this.code
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+/** What `review` says when no model is configured. */
+export const noModel =
+  "no model configured: pass --model replay:FILE to answer from recorded answers, or set MNEME_BASE_URL " +
+  "(with MNEME_MODEL and MNEME_API_KEY) or pass --model <URL> for an OpenAI-compatible server"
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Global options
+
+const mneme = Command.make("mneme").pipe(
+  Command.withSharedFlags({
+    memory: Flag.String("memory").pipe(
+      Flag.withDescription("The memory folder"),
+      Flag.withMetavar("DIR"),
+      Flag.withDefault("./memory")
+    ),
+    agent: Flag.String("agent").pipe(
+      Flag.withDescription("The agent whose memory to use"),
+      Flag.withMetavar("ID"),
+      Flag.withDefault("default")
+    ),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print one JSON document, for scripts"),
+      Flag.withDefault(false)
+    ),
+    verbose: Flag.Boolean("verbose").pipe(
+      Flag.withDescription("Print the full cause of a failure"),
+      Flag.withDefault(false)
+    )
+  }),
+  Command.withDescription("Long-term memory for AI agents, as Markdown a person can read")
+)
+
+/** Output settings: JSON or human text, and the colours for the latter. */
+const output = Effect.gen(function* () {
+  const global = yield* mneme
+  const { canColor } = yield* TerminalCapabilities.TerminalCapabilities
+  return { json: global.json, paint: Txt.paint(canColor) }
+})
+
+/** Prints lines (or one JSON document) to stdout. */
+const print = (lines: ReadonlyArray<string>) => Console.log(lines.join("\n"))
+const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+const ownScope = (agentId: string): MemoryStore.Scope => ({ kind: "agent", agentId })
+const teamScope: MemoryStore.Scope = { kind: "team" }
+const scopeOf = (team: boolean, agentId: string) => (team ? teamScope : ownScope(agentId))
+
+const topicFlag = Flag.String("topic").pipe(
+  Flag.withDescription("A topic file instead of MEMORY.md"),
+  Flag.withMetavar("T"),
+  Flag.optional
+)
+const teamFlag = Flag.Boolean("team").pipe(
+  Flag.withDescription("Team memory instead of the agent's own"),
+  Flag.withDefault(false)
+)
+/** Runs a command over the memory store and review state of `--memory`. */
+const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(mneme, ({ memory }) =>
+    Effect.provide(effect, Layer.mergeAll(MemoryStore.layer({ root: memory }), Cursors.layer({ root: memory })))
+  )
+
+const topicOf = (topic: Option.Option<string>) =>
+  Option.match(topic, { onNone: () => ({}), onSome: (t) => ({ topic: t }) })
+
+// ---------------------------------------------------------------------------------------------------------------------
+// review
+
+/** The review model `--model` asks for: recorded answers, a server URL, or the environment. */
+const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
+  const choice = Option.getOrUndefined(model)
+  if (choice?.startsWith("replay:")) {
+    const file = choice.slice("replay:".length)
+    if (file === "") return yield* new UsageError({ reason: "--model replay:FILE needs a file of recorded answers" })
+    return ReplayModel.layer(file)
+  }
+  if (choice !== undefined && !/^https?:\/\//i.test(choice)) {
+    return yield* new UsageError({
+      reason: `--model takes replay:FILE or a server URL (http://… or https://…), not ${JSON.stringify(choice)}`
+    })
+  }
+  if (choice === undefined && Option.isNone(yield* Config.option(Config.String("MNEME_BASE_URL")))) {
+    return yield* new UsageError({ reason: noModel })
+  }
+  const env = yield* ConfigProvider.ConfigProvider
+  const provider =
+    choice === undefined ? env : ConfigProvider.orElse(ConfigProvider.fromUnknown({ MNEME_BASE_URL: choice }), env)
+  const settings = yield* OpenAiCompat.config
+    .parse(provider)
+    .pipe(Effect.mapError((error) => new UsageError({ reason: `the model is not configured: ${error.message}` })))
+  return OpenAiCompat.layerReviewModel(settings)
+})
+
+/** A copy of the memory root in a temporary folder, for a dry run. */
+const copyRoot = Effect.fnUntraced(function* (memory: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const copy = path.join(yield* fs.makeTempDirectoryScoped({ prefix: "mneme-dry-run-" }), "memory")
+  if (yield* fs.exists(memory)) yield* fs.copy(memory, copy)
+  else yield* fs.makeDirectory(copy, { recursive: true })
+  return copy
+})
+
+/** What a dry run would change in one Markdown file: the lines it would gain and lose. */
+interface FileChange {
+  readonly file: string
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+}
+
+/** The Markdown files of `after` that differ from `before`, line by line. */
+const diffRoots = Effect.fnUntraced(function* (before: string, after: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const files = (root: string) =>
+    Effect.flatMap(fs.exists(root), (exists) =>
+      exists
+        ? Effect.map(fs.readDirectory(root, { recursive: true }), (names) =>
+            names.filter((name) => name.endsWith(".md")).map((name) => name.split(path.sep).join("/"))
+          )
+        : Effect.succeed([])
+    )
+  const read = (root: string, file: string) =>
+    Effect.map(fs.exists(path.join(root, file)), (exists) => exists).pipe(
+      Effect.flatMap((exists) => (exists ? fs.readFileString(path.join(root, file)) : Effect.succeed("")))
+    )
+  const names = [...new Set([...(yield* files(before)), ...(yield* files(after))])].sort()
+  const changes: Array<FileChange> = []
+  for (const file of names) {
+    const old = (yield* read(before, file)).split("\n").filter((line) => line !== "")
+    const next = (yield* read(after, file)).split("\n").filter((line) => line !== "")
+    const added = without(next, old)
+    const removed = without(old, next)
+    if (added.length > 0 || removed.length > 0) changes.push({ file, added, removed })
+  }
+  return changes
+})
+
+/** The lines of `lines` not matched by a line of `other` (as multisets, in order). */
+const without = (lines: ReadonlyArray<string>, other: ReadonlyArray<string>): Array<string> => {
+  const left = new Map<string, number>()
+  for (const line of other) left.set(line, (left.get(line) ?? 0) + 1)
+  return lines.filter((line) => {
+    const n = left.get(line) ?? 0
+    if (n > 0) left.set(line, n - 1)
+    return n === 0
+  })
+}
+
+/**
+ * Reviews a conversation until its cursor reaches the last line: one review after another while newer lines follow
+ * (the 16,000-character budget splits a long transcript), stopping at the first that fails.
+ */
+const reviewToEnd = Effect.fnUntraced(function* (
+  conversationId: string,
+  lines: ReadonlyArray<Lines.Line>,
+  onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
+) {
+  const review = yield* MemoryReview.MemoryReview
+  const cursors = yield* Cursors.Cursors
+  const key = `chat:${conversationId}`
+  const first = lines[0]
+  // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
+  // where a host's first review would read only its last lines.
+  if (first !== undefined && (yield* cursors.cursor(key)) === undefined) yield* cursors.setCursor(key, first.seq - 1)
+  const outcomes: Array<MemoryReview.Outcome> = []
+  let cursor = yield* cursors.cursor(key)
+  while (true) {
+    const outcome = yield* review.reviewNow(conversationId)
+    outcomes.push(outcome)
+    yield* onPass(outcomes.length, outcome)
+    const moved = outcome.cursor !== cursor
+    cursor = outcome.cursor
+    if (!outcome.ok || !outcome.moreFollow || !moved) return outcomes
+  }
+})
+
+const review = Command.make(
+  "review",
+  {
+    transcript: Argument.String("transcript").pipe(
+      Argument.withDescription("A JSONL transcript: one {seq, who, text} object a line")
+    ),
+    model: Flag.String("model").pipe(
+      Flag.withDescription(
+        "replay:FILE for recorded answers, or an OpenAI-compatible server URL (default: MNEME_BASE_URL)"
+      ),
+      Flag.optional
+    ),
+    conversation: Flag.String("conversation").pipe(
+      Flag.withDescription("The conversation id (default: the file's base name)"),
+      Flag.optional
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("Show the changes without writing them"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("mneme.review")(function* (input) {
+    const global = yield* mneme
+    const out = yield* output
+    const path = yield* Path.Path
+    const model = yield* chooseModel(input.model)
+    const lines = yield* FileTranscript.read(input.transcript)
+    const conversationId = Option.getOrElse(input.conversation, () =>
+      FileTranscript.conversationOf(path, input.transcript)
+    )
+    const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
+    const last = lines.at(-1)?.seq
+    const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
+      Console.error(
+        `pass ${pass}: ${outcome.ok ? "" : "failed, "}cursor at ${outcome.cursor === undefined ? "-" : `#${outcome.cursor}`}` +
+          `${last === undefined ? "" : ` of #${last}`}, ${Txt.plural(outcome.modelCalls, "model call", "model calls")}, ` +
+          `${outcome.added.length} added, ${outcome.edited.length} edited, ${outcome.removed.length} removed, ` +
+          `${outcome.leftOut.length} left out`
+      )
+    const services = MemoryReview.layer.pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          MemoryStore.layer({ root }),
+          Cursors.layer({ root }),
+          FileTranscript.layer({ lines, conversationId, agentId: global.agent }),
+          model
+        )
+      )
+    )
+    const { outcomes, view } = yield* Effect.gen(function* () {
+      const outcomes = yield* reviewToEnd(conversationId, lines, onPass)
+      const view = yield* (yield* MemoryStore.MemoryStore).view(global.agent)
+      return { outcomes, view }
+    }).pipe(Effect.provide(services))
+    const files = input.dryRun ? yield* diffRoots(global.memory, root) : []
+    const failed = outcomes.find((outcome) => !outcome.ok)
+    const summary = {
+      conversation: conversationId,
+      agent: global.agent,
+      memory: global.memory,
+      dryRun: input.dryRun,
+      ok: failed === undefined,
+      reason: failed?.reason ?? null,
+      passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
+      modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
+      cursor: outcomes.at(-1)?.cursor ?? null,
+      lastLine: last ?? null,
+      added: outcomes.flatMap((outcome) => outcome.added),
+      edited: outcomes.flatMap((outcome) => outcome.edited),
+      removed: outcomes.flatMap((outcome) => outcome.removed),
+      leftOut: outcomes.flatMap((outcome) => outcome.leftOut),
+      skipped: outcomes.flatMap((outcome) => outcome.skipped),
+      sizes: view.sizes,
+      limits: view.limits,
+      ...(input.dryRun ? { files } : {})
+    }
+    if (out.json) yield* printJson(summary)
+    else yield* print(renderReview(summary, files, out.paint))
+    if (failed !== undefined) return yield* new ReviewFailed({ reason: failed.reason ?? "unknown" })
+  }, Effect.scoped)
+).pipe(Command.withDescription("Review a JSONL transcript into memory, pass by pass until its last line"))
+
+/** The human summary of a review. */
+const renderReview = (
+  s: {
+    readonly conversation: string
+    readonly memory: string
+    readonly dryRun: boolean
+    readonly passes: number
+    readonly modelCalls: number
+    readonly cursor: number | null
+    readonly lastLine: number | null
+    readonly added: ReadonlyArray<MemoryReview.Applied>
+    readonly edited: ReadonlyArray<MemoryReview.Edited>
+    readonly removed: ReadonlyArray<MemoryReview.Applied>
+    readonly leftOut: MemoryReview.Outcome["leftOut"]
+    readonly skipped: ReadonlyArray<MemoryReview.Skipped>
+    readonly sizes: { readonly own: number; readonly team: number }
+    readonly limits: { readonly memory: number }
+  },
+  files: ReadonlyArray<FileChange>,
+  p: Txt.Paint
+): Array<string> => {
+  const where = (scope: string, topic: string | undefined) => (topic === undefined ? scope : `${scope} · ${topic}`)
+  const out: Array<string> = [
+    p.bold(`Reviewed ${s.conversation}`) +
+      ` in ${Txt.plural(s.passes, "pass", "passes")} (${Txt.plural(s.modelCalls, "model call", "model calls")}), ` +
+      `cursor at ${s.cursor === null ? "-" : `#${s.cursor}`}${s.lastLine === null ? "" : ` of #${s.lastLine}`}` +
+      (s.dryRun ? p.yellow(` — dry run: nothing was written to ${s.memory}`) : "")
+  ]
+  const section = (title: string, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+    out.push("", p.bold(`${title} (${rows.length})`))
+    out.push(...(rows.length === 0 ? ["  none"] : Txt.table(rows)))
+  }
+  section(
+    "Added",
+    s.added.map((a) => [p.green("+"), where(a.scope, a.topic), a.text])
+  )
+  section(
+    "Edited",
+    s.edited.map((e) => [p.yellow("~"), where(e.scope, e.topic), `${e.before}\n${" ".repeat(4)}→ ${e.text}`])
+  )
+  section(
+    "Removed",
+    s.removed.map((r) => [p.red("-"), where(r.scope, r.topic), r.text])
+  )
+  const leftOut = s.leftOut.map((l) => [p.yellow("!"), l.text, p.dim(`(${l.problem})`)])
+  section("Left out", leftOut)
+  if (s.skipped.length > 0)
+    section(
+      "Skipped",
+      s.skipped.map((k) => [p.yellow("!"), k.reason])
+    )
+  out.push(
+    "",
+    `MEMORY.md: own ${Txt.size(s.sizes.own, s.limits.memory)}, team ${Txt.size(s.sizes.team, s.limits.memory)}`
+  )
+  if (s.dryRun) {
+    out.push("", p.bold(`Would change (${files.length})`))
+    if (files.length === 0) out.push("  nothing")
+    for (const file of files) {
+      out.push(`  ${file.file}`)
+      for (const line of file.removed) out.push(p.red(`    - ${line}`))
+      for (const line of file.added) out.push(p.green(`    + ${line}`))
+    }
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// show
+
+const show = Command.make(
+  "show",
+  {},
+  Effect.fn("mneme.show")(function* () {
+    const global = yield* mneme
+    const out = yield* output
+    const settings = yield* MemoryConfig.MemoryConfig
+    const store = yield* MemoryStore.MemoryStore
+    const cursors = yield* Cursors.Cursors
+    const scopes = [
+      { name: "own", view: yield* store.load(ownScope(global.agent)) },
+      { name: "team", view: yield* store.load(teamScope) }
+    ]
+    const lastReview = yield* cursors.lastReview(global.agent)
+    const document = {
+      memory: global.memory,
+      agent: global.agent,
+      scopes: scopes.map(({ name, view }) => ({
+        scope: name,
+        topics: view.files.length - 1,
+        topicsMax: settings.topicsMax,
+        files: view.files.map((file) => ({
+          file: file.file,
+          topic: file.topic ?? null,
+          size: file.size,
+          limit: file.topic === undefined ? settings.memoryMax : settings.topicMax,
+          entries: file.parsed.entries.map((entry) => ({ text: entry.text, meta: Object.fromEntries(entry.meta) }))
+        }))
+      })),
+      lastReview
+    }
+    if (out.json) return yield* printJson(document)
+    const p = out.paint
+    const lines: Array<string> = [p.bold(`Memory in ${global.memory} for agent ${JSON.stringify(global.agent)}`)]
+    for (const scope of document.scopes) {
+      lines.push(
+        "",
+        p.bold(`${scope.scope === "own" ? "Own" : "Team"} memory`) +
+          p.dim(` (${Txt.size(scope.topics, scope.topicsMax)} topics)`)
+      )
+      for (const file of scope.files) {
+        const name = file.topic === null ? "MEMORY.md" : `topic ${file.topic}`
+        const full = file.size > file.limit ? p.red : file.size > file.limit * 0.9 ? p.yellow : (t: string) => t
+        lines.push(`  ${Txt.pad(name, 40)}${full(Txt.padStart(Txt.size(file.size, file.limit), 18))}`)
+        if (file.entries.length === 0) lines.push(p.dim("    (no entries)"))
+        for (const entry of file.entries) {
+          const meta = Object.entries(entry.meta).map(([key, value]) => `${key}: ${value}`)
+          lines.push(`    - ${entry.text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
+        }
+      }
+    }
+    lines.push(
+      "",
+      `Last review: ${
+        lastReview === null
+          ? "never"
+          : `${Txt.time(lastReview.at)}, ${lastReview.ok ? p.green("ok") : p.red(`failed: ${lastReview.reason ?? "unknown"}`)}`
+      }`
+    )
+    yield* print(lines)
+  }, withMemory)
+).pipe(
+  Command.withDescription(
+    "Show the agent's own and team memory: entries by topic, sizes against limits, the last review"
+  )
+)
+
+// ---------------------------------------------------------------------------------------------------------------------
+// remember, forget
+
+/** Prints a store outcome: its message, or the outcome as JSON. */
+const printOutcome = Effect.fnUntraced(function* (outcome: MemoryStore.Outcome) {
+  const out = yield* output
+  if (out.json) return yield* printJson(outcome)
+  yield* print([outcome.changed ? outcome.message : out.paint.dim(outcome.message)])
+})
+
+const remember = Command.make(
+  "remember",
+  {
+    text: Argument.String("text").pipe(Argument.withDescription("The fact to keep")),
+    topic: topicFlag,
+    team: teamFlag
+  },
+  Effect.fn("mneme.remember")(function* (input) {
+    const global = yield* mneme
+    const store = yield* MemoryStore.MemoryStore
+    yield* printOutcome(
+      yield* store.add({
+        scope: scopeOf(input.team, global.agent),
+        ...topicOf(input.topic),
+        text: input.text,
+        actor: "cli"
+      })
+    )
+  }, withMemory)
+).pipe(Command.withDescription("Add an entry (nothing changes if memory already holds it)"))
+
+const forget = Command.make(
+  "forget",
+  {
+    match: Argument.String("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
+    topic: topicFlag,
+    team: teamFlag
+  },
+  Effect.fn("mneme.forget")(function* (input) {
+    const global = yield* mneme
+    const store = yield* MemoryStore.MemoryStore
+    yield* printOutcome(
+      yield* store.remove({
+        scope: scopeOf(input.team, global.agent),
+        ...topicOf(input.topic),
+        match: input.match,
+        actor: "cli"
+      })
+    )
+  }, withMemory)
+).pipe(Command.withDescription("Remove the one entry that matches"))
+
+// ---------------------------------------------------------------------------------------------------------------------
+// recall
+
+const recall = Command.make(
+  "recall",
+  {
+    query: Argument.String("query").pipe(
+      Argument.withDescription("Words every entry shown must hold"),
+      Argument.optional
+    ),
+    topic: topicFlag
+  },
+  Effect.fn("mneme.recall")(function* (input) {
+    const global = yield* mneme
+    const out = yield* output
+    const store = yield* MemoryStore.MemoryStore
+    const view = yield* store.view(global.agent)
+    const topic = Option.map(input.topic, (name) => Topic.clean(name) ?? name)
+    const words = Option.match(input.query, { onNone: () => [], onSome: (query) => Text.sameKey(query).split(" ") })
+    const entries = view.entries.filter(
+      (entry) =>
+        Option.match(topic, { onNone: () => true, onSome: (name) => entry.topic === name }) &&
+        words.every((word) => Text.sameKey(entry.text).includes(word))
+    )
+    if (out.json) {
+      return yield* printJson({
+        agent: global.agent,
+        entries: entries.map((entry) => ({
+          scope: entry.scope,
+          topic: entry.topic ?? null,
+          text: entry.text,
+          added: entry.added ?? null,
+          by: entry.by ?? null,
+          source: entry.source ?? null
+        }))
+      })
+    }
+    const p = out.paint
+    if (entries.length === 0) return yield* print([p.dim("no entry matches")])
+    yield* print(
+      Txt.table(
+        entries.map((entry) => [
+          entry.scope,
+          entry.topic ?? "-",
+          entry.text + (entry.source === undefined ? "" : p.dim(`  [source: ${entry.source}]`))
+        ]),
+        ""
+      )
+    )
+  }, withMemory)
+).pipe(Command.withDescription("Search every entry for words, or read one topic"))
+
+// ---------------------------------------------------------------------------------------------------------------------
+// journal
+
+const journal = Command.make(
+  "journal",
+  {
+    limit: Flag.Int("limit").pipe(
+      Flag.withDescription("How many of the latest changes to show"),
+      Flag.withMetavar("N"),
+      Flag.withDefault(20)
+    )
+  },
+  Effect.fn("mneme.journal")(function* (input) {
+    const out = yield* output
+    if (input.limit < 1) return yield* new UsageError({ reason: `--limit must be 1 or more, not ${input.limit}` })
+    const store = yield* MemoryStore.MemoryStore
+    const lines = yield* store.journal({ limit: input.limit })
+    if (out.json) return yield* printJson({ journal: lines })
+    const p = out.paint
+    if (lines.length === 0) return yield* print([p.dim("the journal is empty")])
+    const rows: Array<string> = []
+    for (const line of lines) {
+      rows.push(
+        `${p.dim(Txt.time(line.time))}  ${Txt.pad(line.op, 7)}  ${line.file}  ${p.dim(
+          `by ${line.actor}${line.auto === true ? " (auto)" : ""}`
+        )}`
+      )
+      if (line.before !== undefined) rows.push(p.red(`    - ${line.before}`))
+      if (line.after !== undefined) rows.push(p.green(`    + ${line.after}`))
+    }
+    yield* print(rows)
+  }, withMemory)
+).pipe(Command.withDescription("Show the latest changes to memory, oldest first"))
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The whole command line
+
+const cli = mneme.pipe(Command.withSubcommands([review, show, remember, forget, recall, journal]))
+
+/** Errors go to stderr, one line each, with a pointer to the help instead of the whole help text. */
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Console.error(
+          [
+            ...event.errors.map((error) => `mneme: ${error.message}`),
+            `Run "${event.commandPath.join(" ")} --help" for usage.`
+          ].join("\n")
+        )
+      : CliOutput.defaultPresenter.present(event)
+}
+
+const usageTags = new Set(["UsageError", "ConfigError"])
+const failureTags = new Set([
+  "ReviewFailed",
+  "MalformedAnswer",
+  "UnlistedEntry",
+  "BadTopic",
+  "MemoryFull",
+  "NoMatch",
+  "Denied",
+  "TooManyTopics",
+  "ModelError",
+  "TranscriptError",
+  "MemoryWriteError",
+  "PlatformError"
+])
+
+/** Reports a failed run on stderr and gives its exit code. */
+const report = (cause: Cause.Cause<unknown>, verbose: boolean): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    if (Cause.hasInterruptsOnly(cause)) return 130
+    const error = Cause.squash(cause)
+    const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : undefined
+    let code: number = ExitCode.failed
+    if (CliError.isCliError(error)) {
+      code = ExitCode.usage
+      // The presenter has shown parse errors; a bare `mneme` has shown the help.
+      if (error._tag !== "ShowHelp") yield* Console.error(`mneme: ${error.message}`)
+    } else if (tag !== undefined && (usageTags.has(tag) || failureTags.has(tag))) {
+      code = usageTags.has(tag) ? ExitCode.usage : ExitCode.failed
+      yield* Console.error(`mneme: ${(error as Error).message}`)
+    } else {
+      yield* Console.error(`mneme: unexpected error: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    if (verbose) yield* Console.error(Cause.pretty(cause))
+    return code
+  })
+
+/** The version `mneme --version` prints. */
+export const version = "0.1.0"
+
+/** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
+  Command.runWith(cli, { version })(args).pipe(
+    Effect.provide(CliOutput.layerPresenter(presenter)),
+    Effect.catchCause((cause) =>
+      Effect.flatMap(report(cause, args.includes("--verbose")), (code) => Effect.fail(new Exit({ code })))
+    )
+  )
