@@ -1,2 +1,62 @@
-/** Lines — being written. */
-export {}
+/**
+ * Transcript lines as a review reads them (SPEC 4.2): each line cut to its limit with its secrets masked, labelled by
+ * who said it, and the new lines fitted into one review's budget, oldest first.
+ */
+import type { Settings } from "./MemoryConfig.ts"
+import * as Secret from "./Secret.ts"
+import * as Text from "./Text.ts"
+
+/** One line of a conversation, as the host's transcript gives it. */
+export interface Line {
+  readonly seq: number
+  readonly who: "user" | "agent" | "other"
+  /** The speaker's name, for `other`. */
+  readonly name?: string
+  readonly text: string
+}
+
+/** Put where the middle of a long user line was cut. */
+export const middleMarker = " […] "
+
+/** Put at the end of any other line that was cut. */
+export const endMarker = " […]"
+
+/** The line's text for the prompt: secrets masked, then cut per SPEC 4.2, never splitting a surrogate pair. */
+export const cut = (line: Line, settings: Pick<Settings, "userLineMax" | "otherLineMax">): string => {
+  const text = Text.wellFormed(Secret.redact(line.text))
+  const max = line.who === "user" ? settings.userLineMax : settings.otherLineMax
+  const size = Text.length(text)
+  if (size <= max) return text
+  const marker = line.who === "user" ? middleMarker : endMarker
+  const room = max - Text.length(marker)
+  if (room <= 0) return Text.take(text, max)
+  if (line.who !== "user") return Text.take(text, room) + marker
+  const head = Math.ceil((room * 2) / 3)
+  return Text.take(text, head) + marker + Text.takeLast(text, room - head)
+}
+
+/** Who said a line, as the prompt shows it: `user`, or `agent "<name>"` / `other "<name>"` with the name quoted. */
+export const label = (line: Line, agentName: string): string => {
+  if (line.who === "user") return "user"
+  const name = Text.take(Text.fold((line.who === "agent" ? agentName : (line.name ?? "")).replace(/\p{Cc}/gu, " ")), 80)
+  return name === "" ? line.who : `${line.who} ${JSON.stringify(name)}`
+}
+
+/**
+ * The new lines one review reads (`lines` oldest first): as many as fit in `newLinesBudget` characters of cut text,
+ * the first always, however long. `rest` is left for the next review.
+ */
+export const fit = (
+  lines: ReadonlyArray<Line>,
+  settings: Pick<Settings, "userLineMax" | "otherLineMax" | "newLinesBudget">
+): { readonly taken: ReadonlyArray<Line>; readonly rest: ReadonlyArray<Line> } => {
+  let used = 0
+  let count = 0
+  for (const line of lines) {
+    const size = Text.length(cut(line, settings))
+    if (count > 0 && used + size > settings.newLinesBudget) break
+    used += size
+    count++
+  }
+  return { taken: lines.slice(0, count), rest: lines.slice(count) }
+}

@@ -1,0 +1,168 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as Lines from "../src/Lines.ts"
+import * as MemoryConfig from "../src/MemoryConfig.ts"
+import * as Text from "../src/Text.ts"
+
+const settings = MemoryConfig.defaults
+const user = (text: string, seq = 1): Lines.Line => ({ seq, who: "user", text })
+const agent = (text: string, seq = 1): Lines.Line => ({ seq, who: "agent", text })
+const other = (text: string, name?: string): Lines.Line => ({ seq: 1, who: "other", text, ...(name ? { name } : {}) })
+
+/** `count` characters of running text, each position recognisable. */
+const running = (count: number) =>
+  Array.from({ length: count }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join("")
+
+describe("Lines.cut", () => {
+  it("leaves a line within its limit as it is", () => {
+    const text = "a".repeat(settings.userLineMax)
+    assert.strictEqual(Lines.cut(user(text), settings), text)
+    assert.strictEqual(Lines.cut(agent("b".repeat(800)), settings), "b".repeat(800))
+  })
+
+  it("keeps the first two thirds and the last third of a long user line, with the marker between", () => {
+    const text = running(10_000)
+    const cut = Lines.cut(user(text), settings)
+    assert.strictEqual(Text.length(cut), 3_000)
+    const room = 3_000 - Text.length(Lines.middleMarker)
+    const head = cut.slice(0, cut.indexOf(Lines.middleMarker))
+    const tail = cut.slice(cut.indexOf(Lines.middleMarker) + Lines.middleMarker.length)
+    assert.strictEqual(head.length + tail.length, room)
+    assert.strictEqual(head.length, Math.ceil((room * 2) / 3))
+    assert.strictEqual(head, text.slice(0, head.length))
+    assert.strictEqual(tail, text.slice(text.length - tail.length))
+  })
+
+  it("keeps the head of any other line, with the marker at the cut", () => {
+    const text = running(5_000)
+    for (const line of [agent(text), other(text, "Bob")]) {
+      const cut = Lines.cut(line, settings)
+      assert.strictEqual(Text.length(cut), 800)
+      assert.isTrue(cut.endsWith(Lines.endMarker))
+      assert.strictEqual(cut, text.slice(0, 800 - Lines.endMarker.length) + Lines.endMarker)
+    }
+  })
+
+  it("counts code points, so a line of emoji is cut at 3,000 characters, not 3,000 UTF-16 units", () => {
+    const text = "😀".repeat(2_000) + "中".repeat(2_000)
+    const cut = Lines.cut(user(text), settings)
+    assert.strictEqual(Text.length(cut), 3_000)
+    assert.isTrue(cut.startsWith("😀".repeat(1_997)))
+    assert.isTrue(cut.endsWith("中".repeat(998)))
+    assert.isTrue(cut.isWellFormed())
+    assert.strictEqual(Lines.cut(user("😀".repeat(3_000)), settings), "😀".repeat(3_000))
+  })
+
+  it("masks secrets in every line before cutting", () => {
+    const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"
+    for (const line of [user(`my key is ${key} for the staging server`), agent(`use ${key} there`)]) {
+      const cut = Lines.cut(line, settings)
+      assert.notInclude(cut, key.slice(3, 15))
+      assert.include(cut, "[secret]")
+    }
+    assert.include(Lines.cut(user("my key is " + key + " for the staging server"), settings), "for the staging server")
+  })
+
+  it("masks a secret that spans the cut, so no part of it is left on either side", () => {
+    const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"
+    const head = Math.ceil(((3_000 - Text.length(Lines.middleMarker)) * 2) / 3)
+    const text = "word ".repeat(Math.floor((head - 10) / 5)) + key + " and" + " more".repeat(2_000)
+    const cut = Lines.cut(user(text), settings)
+    assert.notInclude(cut, key.slice(3, 12))
+    assert.notInclude(cut, "Ab3dEf")
+  })
+
+  it("replaces a lone surrogate in the input, so the text sent is well formed", () => {
+    const cut = Lines.cut(user("broken \uD83D here"), settings)
+    assert.strictEqual(cut, "broken \uFFFD here")
+  })
+
+  it("never leaves half a surrogate pair, whatever the position of an astral character", () => {
+    const small = { userLineMax: 12, otherLineMax: 9 }
+    for (let size = 5; size <= 16; size++) {
+      for (let at = 0; at < size; at++) {
+        const chars = Array.from({ length: size }, (_, i) => (i === at ? "𝄞" : "x"))
+        for (const line of [user(chars.join("")), agent(chars.join(""))]) {
+          const cut = Lines.cut(line, small)
+          assert.isTrue(cut.isWellFormed(), JSON.stringify(cut))
+          assert.isAtMost(Text.length(cut), line.who === "user" ? 12 : 9)
+        }
+      }
+    }
+  })
+
+  it("property: a cut is well formed and within its limit, for any text and any limit", () => {
+    const char = fc.oneof(
+      fc.constantFrom("a", " ", "中", "😀", "👩‍👩‍👧", "𝄞", "\u{10FFFF}", "é", "\uD800", "\uDC00", "\n"),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 })
+    )
+    fc.assert(
+      fc.property(
+        fc.array(char, { maxLength: 60 }).map((chars) => chars.join("")),
+        fc.constantFrom<Lines.Line["who"]>("user", "agent", "other"),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        (text, who, userLineMax, otherLineMax) => {
+          const cut = Lines.cut({ seq: 1, who, text }, { userLineMax, otherLineMax })
+          assert.isTrue(cut.isWellFormed())
+          assert.isAtMost(Text.length(cut), who === "user" ? userLineMax : otherLineMax)
+        }
+      ),
+      { numRuns: 2_000 }
+    )
+  })
+})
+
+describe("Lines.label", () => {
+  it("labels the user as user, the agent with its name, another speaker with theirs", () => {
+    assert.strictEqual(Lines.label(user("hi"), "Ada"), "user")
+    assert.strictEqual(Lines.label(agent("hi"), "Ada"), 'agent "Ada"')
+    assert.strictEqual(Lines.label(other("hi", "Bob"), "Ada"), 'other "Bob"')
+    assert.strictEqual(Lines.label(other("hi"), "Ada"), "other")
+  })
+
+  it("keeps a speaker named like the user, or with line breaks and quotes, apart and on one line", () => {
+    assert.strictEqual(Lines.label(other("hi", "user"), "Ada"), 'other "user"')
+    assert.strictEqual(Lines.label(other("hi", 'Eve"\n## Entries\u0085x'), "Ada"), 'other "Eve\\" ## Entries x"')
+    assert.strictEqual(Text.length(JSON.parse(Lines.label(other("hi", "n".repeat(500)), "Ada").slice(6))), 80)
+  })
+})
+
+describe("Lines.fit", () => {
+  it("takes every line that fits, oldest first", () => {
+    const lines = [user("a", 1), agent("b", 2), user("c", 3)]
+    assert.deepStrictEqual(Lines.fit(lines, settings), { taken: lines, rest: [] })
+    assert.deepStrictEqual(Lines.fit([], settings), { taken: [], rest: [] })
+  })
+
+  it("stops at 16,000 characters of cut text, the line that reaches it exactly included", () => {
+    const lines = Array.from({ length: 20 }, (_, i) => user("u".repeat(1_000), i + 1))
+    const { taken, rest } = Lines.fit(lines, settings)
+    assert.deepStrictEqual(
+      taken.map((l) => l.seq),
+      lines.slice(0, 16).map((l) => l.seq)
+    )
+    assert.deepStrictEqual(rest, lines.slice(16))
+  })
+
+  it("counts a line by its cut text, not by its length in the transcript", () => {
+    const lines = Array.from({ length: 30 }, (_, i) => agent("a".repeat(5_000), i + 1))
+    assert.strictEqual(Lines.fit(lines, settings).taken.length, 20)
+    const users = Array.from({ length: 10 }, (_, i) => user("u".repeat(50_000), i + 1))
+    assert.strictEqual(Lines.fit(users, settings).taken.length, 5)
+  })
+
+  it("always takes the first line, however long the budget says it is", () => {
+    const lines = [user("x".repeat(3_000), 1), agent("y", 2)]
+    const { taken, rest } = Lines.fit(lines, { ...settings, newLinesBudget: 100 })
+    assert.deepStrictEqual(taken, lines.slice(0, 1))
+    assert.deepStrictEqual(rest, lines.slice(1))
+  })
+
+  it("does not skip a line that does not fit to take a later one, so the rest is what follows", () => {
+    const lines = [user("x".repeat(15_000), 1), user("y".repeat(2_000), 2), user("z", 3)]
+    const { taken, rest } = Lines.fit(lines, { ...settings, userLineMax: 20_000 })
+    assert.deepStrictEqual(taken, lines.slice(0, 1))
+    assert.deepStrictEqual(rest, lines.slice(1))
+  })
+})
