@@ -127,8 +127,9 @@ export const make = Effect.fnUntraced(function* (options: { readonly policy?: Ba
   const timers = yield* FiberMap.make<string>()
   const queue = yield* Queue.unbounded<string>()
 
-  const running = <A>(effect: Effect.Effect<A>) =>
-    SubscriptionRef.update(state, (s) => ({ ...s, running: s.running + 1 })).pipe(
+  /** Runs a review one at a time, counted as running from `start` (which marks it so) until it ends. */
+  const running = <A>(start: (s: Pending) => Pending, effect: Effect.Effect<A>) =>
+    SubscriptionRef.update(state, start).pipe(
       Effect.andThen(oneAtATime.withPermit(effect)),
       Effect.ensuring(SubscriptionRef.update(state, (s) => ({ ...s, running: s.running - 1 })))
     )
@@ -142,8 +143,8 @@ export const make = Effect.fnUntraced(function* (options: { readonly policy?: Ba
 
   const worker = Effect.gen(function* () {
     const id = yield* Queue.take(queue)
-    yield* SubscriptionRef.update(state, (s) => ({ ...s, queued: removing(s.queued, id) }))
     yield* running(
+      (s) => ({ ...s, queued: removing(s.queued, id), running: s.running + 1 }),
       run(id, false).pipe(
         Effect.flatMap((outcome) => (outcome.moreFollow ? enqueue(id) : Effect.void)),
         Effect.catchCause((cause) => Effect.logError("memory review crashed", cause))
@@ -176,7 +177,7 @@ export const make = Effect.fnUntraced(function* (options: { readonly policy?: Ba
   return MemoryReview.of({
     turnStarted,
     turnEnded,
-    reviewNow: (id) => running(run(id, true)),
+    reviewNow: (id) => running((s) => ({ ...s, running: s.running + 1 }), run(id, true)),
     pending: Effect.map(SubscriptionRef.get(state), count),
     awaitIdle: SubscriptionRef.changes(state).pipe(
       Stream.takeUntil((s) => count(s) === 0),

@@ -127,7 +127,7 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
         Effect.map(find(conversationId), (conversation) =>
           conversation.broken !== undefined
             ? Stream.fail(new TranscriptError({ reason: conversation.broken }))
-            : Stream.fromIterable([...conversation.lines].reverse()).pipe(
+            : Stream.fromIterable([...conversation.lines].reverse(), { chunkSize: 1 }).pipe(
                 Stream.tap(() => update(conversationId, (c) => ({ ...c, pulled: c.pulled + 1 })))
               )
         )
