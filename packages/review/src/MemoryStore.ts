@@ -206,7 +206,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
 
   /** Writes one file and appends its journal line. */
   const write = Effect.fnUntraced(function* (
-    real: string,
+    journal: string,
     file: Loaded,
     content: string | undefined,
     line: Omit<JournalLine, "version" | "time" | "file">
@@ -219,7 +219,6 @@ const make = Effect.fnUntraced(function* (options: Options) {
     } else {
       yield* writeAtomic(file.absolute, file.file, content)
     }
-    const journal = yield* locate(real, Journal.journalName)
     const time = yield* Clock.currentTimeMillis
     yield* Journal.append(journal, { version: 1, time, file: file.file, ...line }).pipe(
       Effect.mapError(
@@ -259,8 +258,16 @@ const make = Effect.fnUntraced(function* (options: Options) {
     return cleaned
   })
 
-  /** Runs a change as the root's only writer, on the root's real path; its writes are not interrupted midway. */
-  const change = <A, E>(body: (real: string) => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+  /**
+   * Runs a change as the root's only writer, given the root's real path and the journal's (found before anything is
+   * written); its writes are not interrupted midway.
+   */
+  const change = <A, E>(
+    body: (at: {
+      readonly real: string
+      readonly journal: string
+    }) => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>
+  ) =>
     lock
       .withLock(
         Effect.gen(function* () {
@@ -268,7 +275,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
           if (real === undefined) {
             return yield* new MemoryWriteError({ file: ".", reason: "the memory root could not be made" })
           }
-          return yield* body(real)
+          return yield* body({ real, journal: yield* locate(real, Journal.journalName) })
         }).pipe(Effect.uninterruptible)
       )
       .pipe(Effect.provideContext(context))
@@ -286,7 +293,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     const topic = yield* cleanTopic(input.topic)
     const date = yield* today(settings.timeZone)
     return yield* change(
-      Effect.fnUntraced(function* (real): Effect.fn.Return<
+      Effect.fnUntraced(function* ({
+        real,
+        journal
+      }): Effect.fn.Return<
         Outcome,
         MemoryFull | TooManyTopics | Denied | MemoryWriteError,
         FileSystem.FileSystem | Path.Path
@@ -326,8 +336,8 @@ const make = Effect.fnUntraced(function* (options: Options) {
           yield* checkSize(memory, linked, settings.memoryMax)
         }
         const fields = journalFields("add", input.scope, input)
-        yield* write(real, target, content, { ...fields, after: line })
-        if (linked !== undefined) yield* write(real, memory, linked, { ...fields, after: `- [[${topic}]]` })
+        yield* write(journal, target, content, { ...fields, after: line })
+        if (linked !== undefined) yield* write(journal, memory, linked, { ...fields, after: `- [[${topic}]]` })
         return {
           op: "add",
           changed: true,
@@ -349,7 +359,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     const topic = yield* cleanTopic(input.topic)
     const date = yield* today(settings.timeZone)
     return yield* change(
-      Effect.fnUntraced(function* (real): Effect.fn.Return<
+      Effect.fnUntraced(function* ({
+        real,
+        journal
+      }): Effect.fn.Return<
         Outcome,
         NoMatch | MemoryFull | Denied | MemoryWriteError,
         FileSystem.FileSystem | Path.Path
@@ -365,7 +378,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
         const content = MemoryFile.render(MemoryFile.replaceLine(target.parsed.lines, entry.line, line))
         const limit = topic === undefined ? settings.memoryMax : settings.topicMax
         const size = yield* checkSize(target, content, limit)
-        yield* write(real, target, content, { ...journalFields("replace", input.scope, input), before, after: line })
+        yield* write(journal, target, content, { ...journalFields("replace", input.scope, input), before, after: line })
         return {
           ...outcome,
           changed: true,
@@ -381,11 +394,10 @@ const make = Effect.fnUntraced(function* (options: Options) {
     const settings = yield* MemoryConfig.MemoryConfig
     const topic = yield* cleanTopic(input.topic)
     return yield* change(
-      Effect.fnUntraced(function* (real): Effect.fn.Return<
-        Outcome,
-        NoMatch | Denied | MemoryWriteError,
-        FileSystem.FileSystem | Path.Path
-      > {
+      Effect.fnUntraced(function* ({
+        real,
+        journal
+      }): Effect.fn.Return<Outcome, NoMatch | Denied | MemoryWriteError, FileSystem.FileSystem | Path.Path> {
         const dir = Paths.scopeDir(input.scope)
         const target = yield* readFile(real, dir, topic)
         const entry = yield* find(target, input.match)
@@ -393,26 +405,34 @@ const make = Effect.fnUntraced(function* (options: Options) {
         const content = MemoryFile.render(MemoryFile.removeLine(target.parsed.lines, entry.line))
         const fields = journalFields("remove", input.scope, input)
         const outcome = { op: "remove", changed: true, scope: input.scope, topic, file: target.file, before } as const
-        const removed = `removed from ${target.file}: ${quote(entry.text)}`
         if (topic === undefined || !MemoryFile.isEmptyTopic(MemoryFile.parse(content))) {
-          yield* write(real, target, content, { ...fields, before })
+          yield* write(journal, target, content, { ...fields, before })
           const limit = topic === undefined ? settings.memoryMax : settings.topicMax
-          return { ...outcome, message: `${removed} (${sizeNote(Text.length(content), limit)})` }
+          const note = sizeNote(Text.length(content), limit)
+          return { ...outcome, message: `removed from ${target.file} (${note}): ${quote(entry.text)}` }
         }
-        yield* write(real, target, undefined, { ...fields, before })
+        yield* write(journal, target, undefined, { ...fields, before })
         const memory = yield* readFile(real, dir, undefined)
         const links = memory.parsed.links.filter((link) => link.topic === topic)
         if (links.length > 0) {
           const index = MemoryFile.render(MemoryFile.removeLink(memory.parsed, topic))
-          yield* write(real, memory, index, { ...fields, before: memory.parsed.lines[links[0]!.line] ?? "" })
+          yield* write(journal, memory, index, { ...fields, before: memory.parsed.lines[links[0]!.line] ?? "" })
         }
         return {
           ...outcome,
-          message: `${removed}; the topic ${quote(topic)} had nothing left and is deleted, with its link in ${memory.file}`
+          message: `removed from ${target.file}: ${quote(entry.text)}; the topic ${quote(topic)} had nothing left and is deleted, with its link in ${memory.file}`
         }
       })
     )
   })
+
+  /** A path leading outside the root as a `MemoryWriteError` of `file`, where `Denied` is not among the errors. */
+  const deniedAsWriteError =
+    (file: string) =>
+    <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, Denied> | MemoryWriteError, R> =>
+      Effect.mapError(self, (error) =>
+        error instanceof Denied ? new MemoryWriteError({ file, reason: error.reason }) : (error as Exclude<E, Denied>)
+      )
 
   /** A read-only look at the root: a path leading outside it is a `MemoryWriteError` here. */
   const look = <A>(
@@ -420,7 +440,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
     otherwise: A
   ) =>
     Effect.flatMap(realRoot, (real) => (real === undefined ? Effect.succeed(otherwise) : body(real))).pipe(
-      Effect.catchTag("Denied", (denied) => Effect.fail(new MemoryWriteError({ file: ".", reason: denied.reason }))),
+      deniedAsWriteError("."),
       Effect.provideContext(context)
     )
 
@@ -476,7 +496,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
 
   const archive = Effect.fn("MemoryStore.archive")(function* (agentId: string, actor: Actor = { actor: "host" }) {
     const dir = Paths.scopeDir({ kind: "agent", agentId })
-    return yield* change((real) =>
+    return yield* change(({ real, journal }) =>
       Effect.gen(function* () {
         const from = yield* locate(real, dir)
         if ((yield* orMissing(fs.stat(from)).pipe(Effect.mapError(platform(dir, "find it")))) === undefined) {
@@ -493,7 +513,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
           .pipe(Effect.mapError(platform("archive", "make it")))
         yield* fs.rename(from, target).pipe(Effect.mapError(platform(dir, `move it to ${to}`)))
         const time = yield* Clock.currentTimeMillis
-        yield* Journal.append(yield* locate(real, Journal.journalName), {
+        yield* Journal.append(journal, {
           version: 1,
           time,
           ...journalFields("archive", { kind: "agent", agentId }, actor),
@@ -501,10 +521,8 @@ const make = Effect.fnUntraced(function* (options: Options) {
           after: to
         })
         return to
-      }).pipe(
-        Effect.catchTag("Denied", (denied) => Effect.fail(new MemoryWriteError({ file: dir, reason: denied.reason })))
-      )
-    )
+      })
+    ).pipe(deniedAsWriteError(dir))
   })
 
   return MemoryStore.of({ load, add, replace, remove, archive, view, journal })

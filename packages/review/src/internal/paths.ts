@@ -6,6 +6,7 @@ import { Denied } from "@mneme/core"
 import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { createHash } from "node:crypto"
+import { orMissing } from "./files.ts"
 
 const safeId = /^[A-Za-z0-9_-]{1,128}$/
 
@@ -45,16 +46,15 @@ export const resolve = Effect.fnUntraced(function* (
   }
   let probe = absolute
   while (true) {
-    const real = yield* fs
-      .realPath(probe)
-      .pipe(Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(undefined)))
+    const real = yield* orMissing(fs.realPath(probe))
     if (real !== undefined) {
-      if (!isInside(path, realRoot, real)) {
-        return yield* new Denied({
-          reason: `${rel} leads through a link to ${real}, outside the memory root; nothing there is read or written`
-        })
-      }
-      return absolute
+      if (isInside(path, realRoot, real)) return absolute
+      return yield* new Denied({
+        reason: `${rel} leads through a link to ${real}, outside the memory root; nothing there is read or written`
+      })
+    }
+    if ((yield* orMissing(fs.lstat(probe))) !== undefined) {
+      return yield* new Denied({ reason: `${rel} is a link that leads nowhere; nothing there is read or written` })
     }
     if (probe === realRoot) return absolute
     probe = path.dirname(probe)

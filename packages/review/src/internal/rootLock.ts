@@ -49,17 +49,20 @@ export const make = Effect.fnUntraced(function* (root: string, options: Options 
   const lockFile = path.join(root, lockName)
   const host = hostname()
 
-  /** Moves a stale lock aside, checking that what was moved is the lock judged stale (else puts it back). */
+  /**
+   * Moves a stale lock aside and deletes it, after checking that what was moved is the lock judged stale (a lock
+   * taken meanwhile is put back). What is not a plain file is never a lock of ours, and is not read.
+   */
   const takeAway = Effect.fnUntraced(function* (held: string, token: string) {
     const aside = `${lockFile}.${token}.stale`
-    const moved = yield* orMissing(fs.rename(lockFile, aside).pipe(Effect.as(true)))
+    const moved = yield* orMissing(fs.rename(lockFile, aside).pipe(Effect.andThen(fs.lstat(aside))))
     if (moved === undefined) return
-    if ((yield* fs.readFileString(aside)) === held) {
-      yield* Effect.logWarning(`mneme: removed a stale lock of the memory root ${root}: ${held || "(empty)"}`)
+    if (moved.type !== "File" || (yield* fs.readFileString(aside)) === held) {
+      yield* Effect.logWarning(`mneme: removed a stale lock of the memory root ${root}: ${held || "(no owner)"}`)
     } else {
       yield* Effect.ignore(fs.link(aside, lockFile))
     }
-    yield* fs.remove(aside)
+    yield* fs.remove(aside, { recursive: true })
   })
 
   const attempt = Effect.fnUntraced(function* (token: string) {
@@ -73,9 +76,9 @@ export const make = Effect.fnUntraced(function* (root: string, options: Options 
       Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false))
     )
     if (created) return
-    const held = yield* orMissing(fs.readFileString(lockFile))
-    const info = yield* orMissing(fs.stat(lockFile))
-    if (held === undefined || info === undefined) return yield* new Busy({ holder: "a writer that just left" })
+    const info = yield* orMissing(fs.lstat(lockFile))
+    if (info === undefined) return yield* new Busy({ holder: "a writer that just left" })
+    const held = info.type === "File" ? ((yield* orMissing(fs.readFileString(lockFile))) ?? "") : ""
     const owner = Option.getOrUndefined(decodeOwner(held))
     const since =
       owner?.time ??
