@@ -231,18 +231,19 @@ export const makeRun =
       cursor = yield* cursors.cursor(key)
       const { context, fresh } = yield* read(transcript.newestFirst(conversationId), cursor, settings)
       const first = fresh[0]
+      const newestUser = newestUserSeq(fresh)
       if (first === undefined) return outcome("nothing-new")
-      const { taken, rest } = Lines.fit(fresh, settings)
+      const { taken, rest } = newestUser === undefined ? { taken: fresh, rest: [] } : Lines.fit(fresh, settings)
       const moreFollow = rest.length > 0
       const last = taken.at(-1)?.seq ?? first.seq
       const user = newestUserSeq(taken)
-      if (user === undefined) {
+      if (newestUser === undefined || user === undefined) {
         yield* cursors.setCursor(key, last)
         cursor = last
         return outcome("no-user-line", { moreFollow })
       }
       const base = cursor ?? first.seq - 1
-      position = { cursor: base, newestUserSeq: newestUserSeq(fresh) ?? user }
+      position = { cursor: base, newestUserSeq: newestUser }
       if (!force) {
         const decision = yield* tracker.check(key, position)
         if (decision._tag === "Stop") return outcome("stopped", { reason: warnings.stopped })
