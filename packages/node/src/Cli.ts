@@ -17,8 +17,10 @@ import {
   Effect,
   FileSystem,
   Layer,
+  Logger,
   Option,
   Path,
+  References,
   Runtime,
   Schema
 } from "effect"
@@ -137,12 +139,19 @@ const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
   if (choice === undefined && Option.isNone(yield* Config.option(Config.String("MNEME_BASE_URL")))) {
     return yield* new UsageError({ reason: noModel })
   }
+  if (Option.isNone(yield* Config.option(Config.NonEmptyString("MNEME_MODEL")))) {
+    return yield* new UsageError({ reason: "set MNEME_MODEL to the name of the model the server should run" })
+  }
   const env = yield* ConfigProvider.ConfigProvider
   const provider =
     choice === undefined ? env : ConfigProvider.orElse(ConfigProvider.fromUnknown({ MNEME_BASE_URL: choice }), env)
   const settings = yield* OpenAiCompat.config
     .parse(provider)
-    .pipe(Effect.mapError((error) => new UsageError({ reason: `the model is not configured: ${error.message}` })))
+    .pipe(
+      Effect.mapError(
+        (error) => new UsageError({ reason: `the model server is not configured: ${Text.fold(error.message)}` })
+      )
+    )
   return OpenAiCompat.layerReviewModel(settings)
 })
 
@@ -230,6 +239,31 @@ const reviewToEnd = Effect.fnUntraced(function* (
   }
 })
 
+/** Secrets left out of an answer (dropped silently by the review); read only where the outcome reports them. */
+const secretsDropped = (outcome: MemoryReview.Outcome): number =>
+  "secretsDropped" in outcome && typeof outcome.secretsDropped === "number" ? outcome.secretsDropped : 0
+
+const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
+
+/** One review's progress line. */
+const progress = (outcome: MemoryReview.Outcome, last: number | undefined): string => {
+  const of = last === undefined ? "" : ` of #${last}`
+  switch (outcome.status) {
+    case "reviewed":
+      return (
+        `read to ${at(outcome.cursor)}${of} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
+        `${outcome.added.length} added, ${outcome.edited.length} edited, ${outcome.removed.length} removed, ` +
+        `${outcome.leftOut.length + secretsDropped(outcome)} left out`
+      )
+    case "nothing-new":
+      return `nothing new after ${at(outcome.cursor)}${of}`
+    case "no-user-line":
+      return `no user line up to ${at(outcome.cursor)}${of}, nothing to keep`
+    default:
+      return `failed at ${at(outcome.cursor)}${of}: ${outcome.reason ?? outcome.status}`
+  }
+}
+
 const review = Command.make(
   "review",
   {
@@ -263,12 +297,7 @@ const review = Command.make(
     const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
     const last = lines.at(-1)?.seq
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
-      Console.error(
-        `pass ${pass}: ${outcome.ok ? "" : "failed, "}cursor at ${outcome.cursor === undefined ? "-" : `#${outcome.cursor}`}` +
-          `${last === undefined ? "" : ` of #${last}`}, ${Txt.plural(outcome.modelCalls, "model call", "model calls")}, ` +
-          `${outcome.added.length} added, ${outcome.edited.length} edited, ${outcome.removed.length} removed, ` +
-          `${outcome.leftOut.length} left out`
-      )
+      Console.error(`pass ${pass}: ${progress(outcome, last)}`)
     const services = MemoryReview.layer.pipe(
       Layer.provideMerge(
         Layer.mergeAll(
@@ -301,13 +330,15 @@ const review = Command.make(
       edited: outcomes.flatMap((outcome) => outcome.edited),
       removed: outcomes.flatMap((outcome) => outcome.removed),
       leftOut: outcomes.flatMap((outcome) => outcome.leftOut),
+      secretsDropped: outcomes.reduce((n, outcome) => n + secretsDropped(outcome), 0),
       skipped: outcomes.flatMap((outcome) => outcome.skipped),
       sizes: view.sizes,
       limits: view.limits,
       ...(input.dryRun ? { files } : {})
     }
+    const kept = summary.added.length + summary.edited.length + summary.removed.length + summary.leftOut.length
     if (out.json) yield* printJson(summary)
-    else yield* print(renderReview(summary, files, out.paint))
+    else if (failed === undefined || kept > 0) yield* print(renderReview(summary, files, out.paint))
     if (failed !== undefined) return yield* new ReviewFailed({ reason: failed.reason ?? "unknown" })
   }, Effect.scoped)
 ).pipe(Command.withDescription("Review a JSONL transcript into memory, pass by pass until its last line"))
@@ -326,6 +357,7 @@ const renderReview = (
     readonly edited: ReadonlyArray<MemoryReview.Edited>
     readonly removed: ReadonlyArray<MemoryReview.Applied>
     readonly leftOut: MemoryReview.Outcome["leftOut"]
+    readonly secretsDropped: number
     readonly skipped: ReadonlyArray<MemoryReview.Skipped>
     readonly sizes: { readonly own: number; readonly team: number }
     readonly limits: { readonly memory: number }
@@ -335,9 +367,11 @@ const renderReview = (
 ): Array<string> => {
   const where = (scope: string, topic: string | undefined) => (topic === undefined ? scope : `${scope} · ${topic}`)
   const out: Array<string> = [
-    p.bold(`Reviewed ${s.conversation}`) +
-      ` in ${Txt.plural(s.passes, "pass", "passes")} (${Txt.plural(s.modelCalls, "model call", "model calls")}), ` +
-      `cursor at ${s.cursor === null ? "-" : `#${s.cursor}`}${s.lastLine === null ? "" : ` of #${s.lastLine}`}` +
+    p.bold(`Reviewed ${s.conversation}: `) +
+      (s.modelCalls === 0
+        ? "nothing new to review"
+        : `${Txt.plural(s.passes, "pass", "passes")} (${Txt.plural(s.modelCalls, "model call", "model calls")})`) +
+      `, cursor at ${at(s.cursor)}${s.lastLine === null ? "" : ` of #${s.lastLine}`}` +
       (s.dryRun ? p.yellow(` — dry run: nothing was written to ${s.memory}`) : "")
   ]
   const section = (title: string, rows: ReadonlyArray<ReadonlyArray<string>>) => {
@@ -357,6 +391,13 @@ const renderReview = (
     s.removed.map((r) => [p.red("-"), where(r.scope, r.topic), r.text])
   )
   const leftOut = s.leftOut.map((l) => [p.yellow("!"), l.text, p.dim(`(${l.problem})`)])
+  if (s.secretsDropped > 0) {
+    leftOut.push([
+      p.yellow("!"),
+      Txt.plural(s.secretsDropped, "secret", "secrets"),
+      p.dim("(memory never keeps secrets)")
+    ])
+  }
   section("Left out", leftOut)
   if (s.skipped.length > 0)
     section(
@@ -649,6 +690,9 @@ export const version = "0.1.0"
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
   Command.runWith(cli, { version })(args).pipe(
     Effect.provide(CliOutput.layerPresenter(presenter)),
+    // The review's warnings are in its summary; its log lines are for --verbose (or --log-level), on stderr.
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.provideService(References.MinimumLogLevel, args.includes("--verbose") ? "Info" : "None"),
     Effect.catchCause((cause) =>
       Effect.flatMap(report(cause, args.includes("--verbose")), (code) => Effect.fail(new Exit({ code })))
     )
