@@ -35,7 +35,7 @@ export const takeLast = (text: string, count: number): string => {
 }
 
 /** `text` with every run of white space folded to one space, trimmed. */
-export const fold = (text: string): string => text.replace(/\s+/gu, " ").trim()
+export const fold = (text: string): string => text.replace(/\s{2,}|[^\S ]/gu, " ").trim()
 
 /** The key two texts are compared by when looking for the same fact: white space folded, case ignored. */
 export const sameKey = (text: string): string => fold(text).toLowerCase()
