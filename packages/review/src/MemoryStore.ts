@@ -170,14 +170,19 @@ const make = Effect.fnUntraced(function* (options: Options) {
   const realRoot = orMissing(fs.realPath(root)).pipe(Effect.mapError(platform(".", "find the memory root")))
 
   /** `rel` resolved inside the root (see `Paths.resolve`). */
-  const locate = (real: string, rel: string) =>
-    Paths.resolve(real, rel).pipe(
+  const locate = (real: string, rel: string, checked?: string) =>
+    Paths.resolve(real, rel, checked).pipe(
       Effect.mapError((error) => (error._tag === "Denied" ? error : platform(rel, "find it")(error)))
     )
 
-  const readFile = Effect.fnUntraced(function* (real: string, dir: string, topic: string | undefined) {
+  const readFile = Effect.fnUntraced(function* (
+    real: string,
+    dir: string,
+    topic: string | undefined,
+    checked?: string
+  ) {
     const file = Paths.fileOf(dir, topic)
-    const absolute = yield* locate(real, file)
+    const absolute = yield* locate(real, file, checked)
     const text = yield* readText(absolute, file)
     const loaded: Loaded = {
       topic,
@@ -193,15 +198,16 @@ const make = Effect.fnUntraced(function* (options: Options) {
   /** Every file of a scope: MEMORY.md, then the topics (files `<topic>.md` with a clean topic name) by name. */
   const readScope = Effect.fnUntraced(function* (real: string, scope: Scope) {
     const dir = Paths.scopeDir(scope)
-    const listing = yield* orMissing(fs.readDirectoryEntries(yield* locate(real, dir))).pipe(
-      Effect.mapError(platform(dir, "list it"))
-    )
+    const folder = yield* locate(real, dir)
+    const listing = yield* orMissing(fs.readDirectoryEntries(folder)).pipe(Effect.mapError(platform(dir, "list it")))
     const topics = (listing ?? [])
       .filter((entry) => entry.type !== "Directory" && entry.name.endsWith(".md"))
       .map((entry) => entry.name.slice(0, -3))
       .filter((stem) => Topic.clean(stem) === stem)
       .sort()
-    return yield* Effect.forEach([undefined, ...topics], (topic) => readFile(real, dir, topic), { concurrency: 8 })
+    return yield* Effect.forEach([undefined, ...topics], (topic) => readFile(real, dir, topic, folder), {
+      concurrency: 8
+    })
   })
 
   /** Writes one file and appends its journal line. */

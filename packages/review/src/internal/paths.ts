@@ -31,32 +31,39 @@ const isInside = (path: Path.Path, realRoot: string, real: string) => {
 }
 
 /**
- * The absolute path of `rel` (relative to the root), after checking that it, or the nearest part of it that
- * exists, resolves through any links to a place inside the root's real path. Fails with `Denied` otherwise.
+ * The absolute path of `rel` (relative to the root), after checking that none of its parts that exist is a link
+ * leading outside the root's real path (or nowhere). Fails with `Denied` otherwise. `checked`, a folder on the way
+ * already resolved by this function, saves looking at its parts again.
  */
 export const resolve = Effect.fnUntraced(function* (
   realRoot: string,
-  rel: string
+  rel: string,
+  checked: string = realRoot
 ): Effect.fn.Return<string, Denied | PlatformError, FileSystem.FileSystem | Path.Path> {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const absolute = path.join(realRoot, rel)
-  if (rel.includes("\0") || !isInside(path, realRoot, absolute)) {
+  if (rel.includes("\0") || !isInside(path, realRoot, absolute) || !isInside(path, checked, absolute)) {
     return yield* new Denied({ reason: `${JSON.stringify(rel)} is not a path inside the memory root` })
   }
-  let probe = absolute
-  while (true) {
-    const real = yield* orMissing(fs.realPath(probe))
-    if (real !== undefined) {
-      if (isInside(path, realRoot, real)) return absolute
+  let at = checked
+  for (const part of path
+    .relative(checked, absolute)
+    .split(path.sep)
+    .filter((part) => part !== "")) {
+    at = path.join(at, part)
+    const info = yield* orMissing(fs.lstat(at))
+    if (info === undefined) return absolute
+    if (info.type !== "SymbolicLink") continue
+    const real = yield* orMissing(fs.realPath(at))
+    if (real === undefined) {
+      return yield* new Denied({ reason: `${rel} is a link that leads nowhere; nothing there is read or written` })
+    }
+    if (!isInside(path, realRoot, real)) {
       return yield* new Denied({
         reason: `${rel} leads through a link to ${real}, outside the memory root; nothing there is read or written`
       })
     }
-    if ((yield* orMissing(fs.lstat(probe))) !== undefined) {
-      return yield* new Denied({ reason: `${rel} is a link that leads nowhere; nothing there is read or written` })
-    }
-    if (probe === realRoot) return absolute
-    probe = path.dirname(probe)
   }
+  return absolute
 })

@@ -108,7 +108,7 @@ export const make = Effect.fnUntraced(function* (root: string, options: Options 
       Effect.fail(
         new MemoryWriteError({
           file: lockName,
-          reason: `the memory root is busy: ${busy.holder} has held its lock for over ${Duration.format(wait)}`
+          reason: `the memory root is busy: ${busy.holder} has held its lock for over ${Duration.format(wait)}; if no writer is running, delete ${lockFile}`
         })
       )
     ),
