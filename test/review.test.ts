@@ -135,7 +135,9 @@ describe("applying an answer", () => {
             { op: "remove", entry: 1 }
           )
         )
-        yield* Kit.turn()
+        const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+        assert.strictEqual(outcome.secretsDropped, 1)
+        assert.deepStrictEqual(outcome.leftOut, [])
         const [request] = yield* Kit.requests
         assert.notInclude(request!.request, key)
         assert.include(request!.request, "dark mode")

@@ -55,6 +55,8 @@ export interface Outcome {
   readonly removed: ReadonlyArray<Applied>
   /** Entries memory cannot keep, left out of an answer. */
   readonly leftOut: ReadonlyArray<{ readonly text: string; readonly problem: string }>
+  /** Secret entries dropped from answers, silently. */
+  readonly secretsDropped: number
   readonly skipped: ReadonlyArray<Skipped>
   /** The conversation's cursor after the review. */
   readonly cursor: number | undefined

@@ -119,6 +119,7 @@ export const makeRun =
     let position: Backoff.Position | undefined
     let modelCalls = 0
     let passes = 0
+    let secretsDropped = 0
 
     const outcome = (
       status: Outcome["status"],
@@ -130,6 +131,7 @@ export const makeRun =
       passes,
       modelCalls,
       ...tally,
+      secretsDropped,
       cursor,
       moreFollow: options.moreFollow ?? false
     })
@@ -185,6 +187,7 @@ export const makeRun =
       const vetted = yield* Effect.flatMap(Answer.parse(answer.text), (changes) =>
         Answer.vet(changes, shown.length, settings)
       )
+      secretsDropped += vetted.secretsDropped
       if (vetted.warning !== undefined) {
         tally.leftOut.push(
           ...vetted.leftOut.map(({ change, problem }) => ({
