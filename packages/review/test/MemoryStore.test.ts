@@ -234,6 +234,17 @@ describe("add", () => {
       assert.strictEqual((yield* read(root, "agents/ada/MEMORY.md")).split("[[travel-plans]]").length, 2)
     }))
 
+  test("a MEMORY.md without an index gets one when a topic is created", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* write(root, "team/MEMORY.md", "# Team notes\n\n- shared fact\n")
+      yield* at(root, (store) => store.add({ scope: team, topic: "tools", text: "Uses vim", actor: "t" }))
+      assert.strictEqual(
+        yield* read(root, "team/MEMORY.md"),
+        "# Team notes\n\n- shared fact\n\n## Index\n- [[tools]]\n"
+      )
+    }))
+
   test("a new topic past the topic limit is TooManyTopics, and nothing is written", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot

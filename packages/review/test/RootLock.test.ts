@@ -103,6 +103,21 @@ describe("the writer lock", () => {
     }).pipe(Effect.provide(NodeServices.layer))
   )
 
+  it.live("a writer waiting for a lock can be interrupted, leaving the other's lock and the memory alone", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* tempRoot
+      const held = yield* writeLock(root, { pid: process.pid, host: hostname(), time: yield* Clock.currentTimeMillis })
+      const waiting = yield* Effect.forkChild(add(root, "never", "30 seconds"))
+      yield* Effect.sleep("100 millis")
+      const started = yield* Clock.currentTimeMillis
+      yield* Fiber.interrupt(waiting)
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 1_000)
+      assert.strictEqual(yield* fs.readFileString(yield* lockFile(root)), held)
+      assert.deepStrictEqual(yield* listing(root), [".lock"])
+    }).pipe(Effect.provide(NodeServices.layer))
+  )
+
   it.live("a lock that cannot be read is judged by its age on disk", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem

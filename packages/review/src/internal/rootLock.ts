@@ -93,40 +93,50 @@ export const make = Effect.fnUntraced(function* (root: string, options: Options 
     })
   })
 
-  const acquire = Effect.gen(function* () {
-    yield* fs.makeDirectory(root, { recursive: true })
-    const token = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
-    yield* attempt(token).pipe(
-      Effect.retry({
-        while: (error) => error._tag === "Busy",
-        schedule: Schedule.spaced("2 millis").pipe(Schedule.jittered, Schedule.upTo({ duration: wait }))
-      })
-    )
-    return token
-  }).pipe(
-    Effect.catchTag("Busy", (busy) =>
-      Effect.fail(
-        new MemoryWriteError({
-          file: lockName,
-          reason: `the memory root is busy: ${busy.holder} has held its lock for over ${Duration.format(wait)}; if no writer is running, delete ${lockFile}`
+  /** Takes the lock for `token`, trying again while it is busy (each try is one uninterrupted step). */
+  const acquire = (token: string) =>
+    fs.makeDirectory(root, { recursive: true }).pipe(
+      Effect.andThen(
+        Effect.retry(Effect.uninterruptible(attempt(token)), {
+          while: (error) => error._tag === "Busy",
+          schedule: Schedule.spaced("2 millis").pipe(Schedule.jittered, Schedule.upTo({ duration: wait }))
         })
-      )
-    ),
-    Effect.catchTag("PlatformError", (error) => Effect.fail(failure(lockName, "take the lock")(error)))
-  )
+      ),
+      Effect.catchTag("Busy", (busy) =>
+        Effect.fail(
+          new MemoryWriteError({
+            file: lockName,
+            reason: `the memory root is busy: ${busy.holder} has held its lock for over ${Duration.format(wait)}; if no writer is running, delete ${lockFile}`
+          })
+        )
+      ),
+      Effect.catchTag("PlatformError", (error) => Effect.fail(failure(lockName, "take the lock")(error)))
+    )
 
-  const release = (token: string) =>
+  /** Removes the lock if it is still the one `token` took; `held` says whether it should be (else it is quiet). */
+  const release = (token: string, held: boolean) =>
     orMissing(fs.readFileString(lockFile)).pipe(
-      Effect.flatMap((held) =>
-        held !== undefined && Option.getOrUndefined(decodeOwner(held))?.token === token
+      Effect.flatMap((content) =>
+        content !== undefined && Option.getOrUndefined(decodeOwner(content))?.token === token
           ? fs.remove(lockFile)
-          : Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
+          : held
+            ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
+            : Effect.void
       ),
       Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
     )
 
+  /** Waiting for the lock can be interrupted (a lock taken just then is given back); `self` runs as given. */
   const withLock = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-    semaphore.withPermit(Effect.acquireUseRelease(acquire, () => self, release))
+    semaphore.withPermit(
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const token = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
+          yield* restore(acquire(token)).pipe(Effect.onInterrupt(() => release(token, false)))
+          return yield* restore(self).pipe(Effect.ensuring(release(token, true)))
+        })
+      )
+    )
 
   return { withLock } satisfies RootLock
 })
