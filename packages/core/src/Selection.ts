@@ -85,8 +85,6 @@ const vocabulary = (text: string): Map<number, Array<{ readonly word: string; re
   return byHash
 }
 
-const none: ReadonlyArray<{ readonly word: string; readonly id: number }> = []
-
 /** For each text, how many distinct words it shares with `userText`; each text is scanned once. */
 const sharedCounts = (texts: ReadonlyArray<string>, userText: string): Array<number> => {
   const known = vocabulary(userText)
@@ -96,7 +94,9 @@ const sharedCounts = (texts: ReadonlyArray<string>, userText: string): Array<num
     const lower = text.toLowerCase()
     let count = 0
     scan(lower, (start, end, hash) => {
-      for (const { word, id } of known.get(hash) ?? none) {
+      const same = known.get(hash)
+      for (let k = 0; same !== undefined && k < same.length; k++) {
+        const { word, id } = same[k]!
         if (word.length !== end - start || !lower.startsWith(word, start) || lastSeenIn[id] === n) continue
         lastSeenIn[id] = n
         count++
@@ -106,10 +106,10 @@ const sharedCounts = (texts: ReadonlyArray<string>, userText: string): Array<num
   })
 }
 
-/** The entry's `added` date (`YYYY-MM-DD`), or "" when it has none, so it sorts as the oldest. */
-const added = (meta: Entry.Metadata): string => {
+/** The entry's `added` date as a number (2026-11-06 is 20261106), or 0 when it has none, so it sorts as the oldest. */
+const added = (meta: Entry.Metadata): number => {
   const value = Entry.metaValue(meta, "added") ?? ""
-  return date.test(value) ? value : ""
+  return date.test(value) ? Number(value.replaceAll("-", "")) : 0
 }
 
 /**
@@ -131,12 +131,11 @@ export const choose = (
     input.topics.map((entry) => entry.text),
     input.userText
   )
-  const ranked = input.topics
-    .map((entry, index) => ({ entry, index, score: scores[index]!, date: added(entry.meta) }))
-    .sort((a, b) => b.score - a.score || (a.date < b.date ? 1 : a.date > b.date ? -1 : 0) || a.index - b.index)
+  const rank = input.topics.map((entry, i) => scores[i]! * 1e8 + added(entry.meta))
+  const order = Array.from(rank.keys()).sort((a, b) => rank[b]! - rank[a]! || a - b)
   const topics: Array<Candidate> = []
   let used = 0
-  for (const { entry } of ranked) {
+  for (const entry of order.map((i) => input.topics[i]!)) {
     used += Text.length(entry.text)
     if (used > settings.shownTopicsBudget) break
     topics.push(entry)
