@@ -1,3 +1,168 @@
-/** The selection benchmarks — being written. */
-import type { Suite } from "./Bench.ts"
-export const suite: Suite = async () => []
+/**
+ * The selection benchmarks: choosing the shown entries on a full memory (2 × 4,000 characters of MEMORY.md and
+ * 2 × 40 topics of 16,000 characters, ms per call against the 10 ms target), fitting and cutting 16,000 characters of
+ * lines, rendering the request on that memory, and the text scans a review runs over a user's lines on hostile inputs
+ * of 1k to 1M characters (with the fitted log-log slope: about 1 means linear). Figures are wall-clock medians; the
+ * notes add CPU time per call and a plain loop over the same characters, to read them on a busy or slow machine.
+ */
+import { Lines, MemoryConfig, Prompt, Selection, Text } from "@mneme/core"
+import { type Figure, logLogSlope, type Suite, time } from "./Bench.ts"
+
+/** A small deterministic generator, so every run measures the same memory. */
+const generator = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+}
+const random = generator(42)
+const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
+
+const latin = (
+  "user prefers green tea coffee morning works billing service team ships thursday lives lyon france " +
+  "typescript effect review memory kitchen garden travel kyoto berlin chess piano daughter school project " +
+  "deadline invoice customer support release branch deploy staging database postgres migration weekly meeting"
+).split(" ")
+const han = Array.from("用户喜欢喝绿茶早上工作在北京上海项目数据库迁移每周会议女儿学校旅行京都钢琴象棋")
+
+/** Entry text of about `size` characters, English or Chinese. */
+const sentence = (size: number, chinese: boolean): string => {
+  let text = chinese ? "用户" : "The user"
+  while (text.length < size) text += chinese ? pick(han) : ` ${pick(latin)}`
+  return text
+}
+
+const entry = (scope: "own" | "team", topic: string | undefined, size: number): Selection.Candidate => ({
+  scope,
+  topic,
+  text: sentence(size, random() < 0.2),
+  meta: [
+    ["source", `chat-${Math.floor(random() * 1_000)} #${Math.floor(random() * 500)}`],
+    ["added", `202${Math.floor(random() * 6)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`]
+  ]
+})
+
+/** Entries of `size` characters filling `total` characters of a file, counting each line as written. */
+const file = (scope: "own" | "team", topic: string | undefined, total: number, size: number) => {
+  const entries: Array<Selection.Candidate> = []
+  for (let used = 0; used + size + 50 <= total; used += size + 50) entries.push(entry(scope, topic, size))
+  return entries
+}
+
+const memory = {
+  own: file("own", undefined, 4_000, 80),
+  team: file("team", undefined, 4_000, 80),
+  topics: (["own", "team"] as const).flatMap((scope) =>
+    Array.from({ length: 40 }, (_, i) => file(scope, `topic-${i}`, 16_000, 170)).flat()
+  )
+}
+const entryCount = memory.own.length + memory.team.length + memory.topics.length
+
+/** New lines worth 16,000 characters of cut text, and more: user and agent lines, some long enough to be cut. */
+const lines: ReadonlyArray<Lines.Line> = Array.from({ length: 48 }, (_, i) => ({
+  seq: i + 1,
+  who: i % 2 === 0 ? "user" : "agent",
+  text: i % 8 === 0 ? sentence(6_000, false) : i % 8 === 5 ? sentence(2_000, false) : sentence(300, i % 3 === 0)
+}))
+
+/** The user's new lines as the model sees them (cut and masked). */
+const userText = (taken: ReadonlyArray<Lines.Line>) =>
+  taken
+    .filter((l) => l.who === "user")
+    .map((l) => Lines.cut(l, MemoryConfig.defaults))
+    .join("\n")
+
+/** Hostile user text of about `size` characters. */
+const shapes: Record<string, (size: number) => string> = {
+  "one Latin word": (size) => "a".repeat(size),
+  "one Han run": (size) => "茶".repeat(size),
+  "emoji between letters": (size) => "😀a".repeat(size / 3),
+  "Latin words and Han pairs": (size) => "word 中文 ".repeat(size / 8),
+  "line breaks and quotes": (size) => '"\n\u2028'.repeat(size / 3)
+}
+const sizes = [1_000, 10_000, 100_000, 1_000_000]
+
+export const suite: Suite = async () => {
+  const settings = MemoryConfig.defaults
+  const { taken } = Lines.fit(lines, settings)
+  const short = "Which tea should I buy for the trip to Kyoto? 我喜欢喝绿茶"
+  const long = userText(taken)
+  const chosen = Selection.choose({ ...memory, userText: long }, settings)
+  const figures: Array<Figure> = []
+  /** Times `fn`; the note adds the process's CPU time per call, a steadier figure on a shared machine. */
+  const ms = async (name: string, fn: () => unknown, extra: string) => {
+    let calls = 0
+    const before = process.cpuUsage()
+    const timing = await time(() => (calls++, fn()), { minMs: 1_000 })
+    const cpu = process.cpuUsage(before)
+    const note = `${extra}; CPU ${((cpu.user + cpu.system) / 1_000 / calls).toPrecision(3)} ms per call`
+    figures.push({ suite: "selection", name, value: timing.medianMs, unit: "ms", note })
+  }
+  const texts = memory.topics.map((e) => e.text.toLowerCase())
+  await ms(
+    "reference: a plain loop over the topic entries' characters",
+    () =>
+      texts.reduce((n, text) => {
+        for (let i = 0; i < text.length; i++) n += text.charCodeAt(i) > 96 ? 1 : 0
+        return n
+      }, 0),
+    `${texts.reduce((n, t) => n + t.length, 0)} characters; the floor any scan of every entry pays on this machine`
+  )
+  const note = `${entryCount} entries; ${chosen.shown.length} shown, ${chosen.hidden} hidden; target ≤ 10 ms`
+  await ms(
+    "choose, full memory, one short user line",
+    () => Selection.choose({ ...memory, userText: short }, settings),
+    note
+  )
+  await ms(
+    `choose, full memory, ${long.length.toLocaleString("en-US")} characters of user lines`,
+    () => Selection.choose({ ...memory, userText: long }, settings),
+    note
+  )
+  const cutSize = taken.reduce((sum, l) => sum + Text.length(Lines.cut(l, settings)), 0)
+  await ms(
+    "fit + cut, 16,000 characters of lines",
+    () => Lines.fit(lines, settings).taken.map((l) => Lines.cut(l, settings)),
+    `${lines.length} lines in, ${taken.length} taken, ${cutSize} characters of cut text`
+  )
+  const input = {
+    agent: { name: "Ada", role: "a helpful assistant", mayWriteTeam: true },
+    sizes: { own: 3_950, team: 3_990, max: 4_000 },
+    shown: chosen.shown,
+    hidden: chosen.hidden,
+    context: lines.slice(0, 4),
+    lines: taken,
+    moreFollow: taken.length < lines.length
+  }
+  await ms(
+    "request, full memory",
+    () => Prompt.request(input, settings),
+    `${Prompt.request(input, settings).length} characters`
+  )
+  for (const [shape, make] of Object.entries(shapes)) {
+    for (const [name, run] of [
+      ["cut a user line", (text: string) => Lines.cut({ seq: 1, who: "user", text }, settings)],
+      [
+        "words of user text",
+        (text: string) => Selection.choose({ own: [], team: [], topics: [], userText: text }, settings)
+      ],
+      ["language", (text: string) => Prompt.language(text, undefined)]
+    ] as const) {
+      const points: Array<readonly [number, number]> = []
+      for (const size of sizes) {
+        const text = make(size)
+        points.push([text.length, (await time(() => run(text), { minMs: 200, minRuns: 3 })).medianMs])
+      }
+      const [, last] = points[points.length - 1] ?? [0, 0]
+      const slope = logLogSlope(points).toFixed(2)
+      figures.push({
+        suite: "selection",
+        name: `${name} 1M: ${shape}`,
+        value: last,
+        unit: "ms",
+        note: `log-log slope ${slope}`
+      })
+    }
+  }
+  return figures
+}
