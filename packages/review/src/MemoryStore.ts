@@ -19,7 +19,6 @@ import {
   Vet
 } from "@mneme/core"
 import { Clock, Context, Effect, FileSystem, Layer, Path, Result } from "effect"
-import type { PlatformError } from "effect/PlatformError"
 import { failure, orMissing, readText, writeAtomic } from "./internal/files.ts"
 import * as Journal from "./internal/journal.ts"
 import * as Match from "./internal/match.ts"
@@ -164,15 +163,13 @@ const make = Effect.fnUntraced(function* (options: Options) {
   const root = path.resolve(options.root)
   const lock = yield* RootLock.make(root, options.lock)
 
-  const platform = (file: string, doing: string) => (error: PlatformError) => failure(file, doing)(error)
-
   /** The root's real path; `undefined` while it does not exist. */
-  const realRoot = orMissing(fs.realPath(root)).pipe(Effect.mapError(platform(".", "find the memory root")))
+  const realRoot = orMissing(fs.realPath(root)).pipe(Effect.mapError(failure(".", "find the memory root")))
 
   /** `rel` resolved inside the root (see `Paths.resolve`). */
   const locate = (real: string, rel: string, checked?: string) =>
     Paths.resolve(real, rel, checked).pipe(
-      Effect.mapError((error) => (error._tag === "Denied" ? error : platform(rel, "find it")(error)))
+      Effect.mapError((error) => (error._tag === "Denied" ? error : failure(rel, "find it")(error)))
     )
 
   const readFile = Effect.fnUntraced(function* (
@@ -199,7 +196,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
   const readScope = Effect.fnUntraced(function* (real: string, scope: Scope) {
     const dir = Paths.scopeDir(scope)
     const folder = yield* locate(real, dir)
-    const listing = yield* orMissing(fs.readDirectoryEntries(folder)).pipe(Effect.mapError(platform(dir, "list it")))
+    const listing = yield* orMissing(fs.readDirectoryEntries(folder)).pipe(Effect.mapError(failure(dir, "list it")))
     const topics = (listing ?? [])
       .filter((entry) => entry.type !== "Directory" && entry.name.endsWith(".md"))
       .map((entry) => entry.name.slice(0, -3))
@@ -219,9 +216,9 @@ const make = Effect.fnUntraced(function* (options: Options) {
   ) {
     yield* fs
       .makeDirectory(path.dirname(file.absolute), { recursive: true })
-      .pipe(Effect.mapError(platform(file.file, "make its folder")))
+      .pipe(Effect.mapError(failure(file.file, "make its folder")))
     if (content === undefined) {
-      yield* fs.remove(file.absolute).pipe(Effect.mapError(platform(file.file, "remove it")))
+      yield* fs.remove(file.absolute).pipe(Effect.mapError(failure(file.file, "remove it")))
     } else {
       yield* writeAtomic(file.absolute, file.file, content)
     }
@@ -415,14 +412,14 @@ const make = Effect.fnUntraced(function* (options: Options) {
           yield* write(journal, target, content, { ...fields, before })
           const limit = topic === undefined ? settings.memoryMax : settings.topicMax
           const note = sizeNote(Text.length(content), limit)
-          return { ...outcome, message: `removed from ${target.file} (${note}): ${quote(entry.text)}` }
+          return { ...outcome, message: `removed from ${target.file}: ${quote(entry.text)} (${note})` }
         }
         yield* write(journal, target, undefined, { ...fields, before })
         const memory = yield* readFile(real, dir, undefined)
-        const links = memory.parsed.links.filter((link) => link.topic === topic)
-        if (links.length > 0) {
+        const link = memory.parsed.links.find((link) => link.topic === topic)
+        if (link !== undefined) {
           const index = MemoryFile.render(MemoryFile.removeLink(memory.parsed, topic))
-          yield* write(journal, memory, index, { ...fields, before: memory.parsed.lines[links[0]!.line] ?? "" })
+          yield* write(journal, memory, index, { ...fields, before: memory.parsed.lines[link.line] ?? "" })
         }
         return {
           ...outcome,
@@ -505,19 +502,19 @@ const make = Effect.fnUntraced(function* (options: Options) {
     return yield* change(({ real, journal }) =>
       Effect.gen(function* () {
         const from = yield* locate(real, dir)
-        if ((yield* orMissing(fs.stat(from)).pipe(Effect.mapError(platform(dir, "find it")))) === undefined) {
+        if ((yield* orMissing(fs.stat(from)).pipe(Effect.mapError(failure(dir, "find it")))) === undefined) {
           return yield* new MemoryWriteError({ file: dir, reason: "there is no memory folder to archive" })
         }
         const stamp = new Date(yield* Clock.currentTimeMillis).toISOString().replace(/[:.]/g, "-")
         let to = `archive/${Paths.agentDir(agentId)}-${stamp}`
-        for (let n = 2; yield* fs.exists(path.join(real, to)).pipe(Effect.mapError(platform(to, "look for it"))); n++) {
+        for (let n = 2; yield* fs.exists(path.join(real, to)).pipe(Effect.mapError(failure(to, "look for it"))); n++) {
           to = `archive/${Paths.agentDir(agentId)}-${stamp}-${n}`
         }
         const target = yield* locate(real, to)
         yield* fs
           .makeDirectory(path.dirname(target), { recursive: true })
-          .pipe(Effect.mapError(platform("archive", "make it")))
-        yield* fs.rename(from, target).pipe(Effect.mapError(platform(dir, `move it to ${to}`)))
+          .pipe(Effect.mapError(failure("archive", "make it")))
+        yield* fs.rename(from, target).pipe(Effect.mapError(failure(dir, `move it to ${to}`)))
         const time = yield* Clock.currentTimeMillis
         yield* Journal.append(journal, {
           version: 1,

@@ -549,7 +549,7 @@ describe("replace and remove", () => {
       const size = Text.length(yield* read(root, "agents/ada/MEMORY.md"))
       assert.strictEqual(
         quoted.message,
-        `removed from agents/ada/MEMORY.md (now ${size} of 4000 characters): "The user likes black tea"`
+        `removed from agents/ada/MEMORY.md: "The user likes black tea" (now ${size} of 4000 characters)`
       )
     }))
 
