@@ -26,7 +26,6 @@ import {
 } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag, TerminalCapabilities } from "effect/cli"
 import * as FileTranscript from "./FileTranscript.ts"
-import * as OpenAiCompat from "./OpenAiCompat.ts"
 import * as ReplayModel from "./ReplayModel.ts"
 import * as Txt from "./internal/text.ts"
 
@@ -145,6 +144,8 @@ const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
   const env = yield* ConfigProvider.ConfigProvider
   const provider =
     choice === undefined ? env : ConfigProvider.orElse(ConfigProvider.fromUnknown({ MNEME_BASE_URL: choice }), env)
+  // Loaded only here: the HTTP client is most of the CLI's start-up time, and most commands need no server.
+  const OpenAiCompat = yield* Effect.promise(() => import("./OpenAiCompat.ts"))
   const settings = yield* OpenAiCompat.config
     .parse(provider)
     .pipe(
@@ -168,6 +169,7 @@ const copyRoot = Effect.fnUntraced(function* (memory: string) {
 /** What a dry run would change in one Markdown file: the lines it would gain and lose. */
 interface FileChange {
   readonly file: string
+  readonly status: "new" | "changed" | "deleted"
   readonly added: ReadonlyArray<string>
   readonly removed: ReadonlyArray<string>
 }
@@ -184,18 +186,22 @@ const diffRoots = Effect.fnUntraced(function* (before: string, after: string) {
           )
         : Effect.succeed([])
     )
+  /** A file's non-blank lines, or `undefined` when it does not exist. */
   const read = (root: string, file: string) =>
-    Effect.map(fs.exists(path.join(root, file)), (exists) => exists).pipe(
-      Effect.flatMap((exists) => (exists ? fs.readFileString(path.join(root, file)) : Effect.succeed("")))
+    Effect.flatMap(fs.exists(path.join(root, file)), (exists) =>
+      exists
+        ? Effect.map(fs.readFileString(path.join(root, file)), (text) => text.split("\n").filter((line) => line !== ""))
+        : Effect.succeed(undefined)
     )
   const names = [...new Set([...(yield* files(before)), ...(yield* files(after))])].sort()
   const changes: Array<FileChange> = []
   for (const file of names) {
-    const old = (yield* read(before, file)).split("\n").filter((line) => line !== "")
-    const next = (yield* read(after, file)).split("\n").filter((line) => line !== "")
-    const added = without(next, old)
-    const removed = without(old, next)
-    if (added.length > 0 || removed.length > 0) changes.push({ file, added, removed })
+    const old = yield* read(before, file)
+    const next = yield* read(after, file)
+    const added = without(next ?? [], old ?? [])
+    const removed = without(old ?? [], next ?? [])
+    const status = old === undefined ? "new" : next === undefined ? "deleted" : "changed"
+    if (added.length > 0 || removed.length > 0) changes.push({ file, status, added, removed })
   }
   return changes
 })
@@ -239,10 +245,6 @@ const reviewToEnd = Effect.fnUntraced(function* (
   }
 })
 
-/** Secrets left out of an answer (dropped silently by the review); read only where the outcome reports them. */
-const secretsDropped = (outcome: MemoryReview.Outcome): number =>
-  "secretsDropped" in outcome && typeof outcome.secretsDropped === "number" ? outcome.secretsDropped : 0
-
 const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
 
 /** One review's progress line. */
@@ -253,7 +255,8 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
       return (
         `read to ${at(outcome.cursor)}${of} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
         `${outcome.added.length} added, ${outcome.edited.length} edited, ${outcome.removed.length} removed, ` +
-        `${outcome.leftOut.length + secretsDropped(outcome)} left out`
+        `${outcome.leftOut.length} left out` +
+        (outcome.secretsDropped === 0 ? "" : `, ${Txt.plural(outcome.secretsDropped, "secret", "secrets")} dropped`)
       )
     case "nothing-new":
       return `nothing new after ${at(outcome.cursor)}${of}`
@@ -330,7 +333,7 @@ const review = Command.make(
       edited: outcomes.flatMap((outcome) => outcome.edited),
       removed: outcomes.flatMap((outcome) => outcome.removed),
       leftOut: outcomes.flatMap((outcome) => outcome.leftOut),
-      secretsDropped: outcomes.reduce((n, outcome) => n + secretsDropped(outcome), 0),
+      secretsDropped: outcomes.reduce((n, outcome) => n + outcome.secretsDropped, 0),
       skipped: outcomes.flatMap((outcome) => outcome.skipped),
       sizes: view.sizes,
       limits: view.limits,
@@ -390,13 +393,10 @@ const renderReview = (
     "Removed",
     s.removed.map((r) => [p.red("-"), where(r.scope, r.topic), r.text])
   )
-  const leftOut = s.leftOut.map((l) => [p.yellow("!"), l.text, p.dim(`(${l.problem})`)])
+  const leftOut = s.leftOut.map((l) => [p.yellow("!"), `${l.text}  ${p.dim(`(${l.problem})`)}`])
   if (s.secretsDropped > 0) {
-    leftOut.push([
-      p.yellow("!"),
-      Txt.plural(s.secretsDropped, "secret", "secrets"),
-      p.dim("(memory never keeps secrets)")
-    ])
+    const secrets = Txt.plural(s.secretsDropped, "secret", "secrets")
+    leftOut.push([p.yellow("!"), `${secrets} dropped  ${p.dim("(memory never keeps keys, passwords or ID numbers)")}`])
   }
   section("Left out", leftOut)
   if (s.skipped.length > 0)
@@ -412,7 +412,7 @@ const renderReview = (
     out.push("", p.bold(`Would change (${files.length})`))
     if (files.length === 0) out.push("  nothing")
     for (const file of files) {
-      out.push(`  ${file.file}`)
+      out.push(`  ${file.file}${file.status === "changed" ? "" : ` (${file.status})`}`)
       for (const line of file.removed) out.push(p.red(`    - ${line}`))
       for (const line of file.added) out.push(p.green(`    + ${line}`))
     }

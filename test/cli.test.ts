@@ -1,0 +1,365 @@
+/**
+ * The `mneme` CLI end to end: the built executable run as a child process over temporary memory folders, with the
+ * example transcript and its recorded answers, and each failure's message and exit code.
+ */
+import { afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const repo = fileURLToPath(new URL("..", import.meta.url))
+const bin = join(repo, "packages/node/dist/bin.js")
+const transcript = join(repo, "examples/transcript.jsonl")
+const answers = join(repo, "examples/answers.jsonl")
+const replay = `replay:${answers}`
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the built CLI with no model configured in the environment and no colour. */
+const mneme = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Run => {
+  const { MNEME_BASE_URL: _url, MNEME_API_KEY: _key, MNEME_MODEL: _model, ...rest } = process.env
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: repo,
+    encoding: "utf8",
+    env: { ...rest, NO_COLOR: "1", ...env }
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+const dirs: Array<string> = []
+/** A fresh temporary folder; `memory` inside it is the memory root the tests use. */
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), "mneme-cli-"))
+  dirs.push(dir)
+  return { dir, memory: join(dir, "memory") }
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Every file under `dir`, relative, with its content. */
+const files = (dir: string): Record<string, string> =>
+  Object.fromEntries(
+    (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<import("node:fs").Dirent>)
+      .filter((entry) => entry.isFile())
+      .map((entry) => {
+        const path = join(entry.parentPath, entry.name)
+        return [path.slice(dir.length + 1), readFileSync(path, "utf8")]
+      })
+  )
+
+/** The one-line failure message the CLI prints, and nothing else on stderr. */
+const assertFailure = (run: Run, code: number, ...parts: ReadonlyArray<string>) => {
+  assert.strictEqual(run.code, code, run.stderr)
+  const lines = run.stderr.trimEnd().split("\n")
+  assert.strictEqual(lines.length, 1, run.stderr)
+  assert.isTrue(lines[0]!.startsWith("mneme: "), run.stderr)
+  for (const part of parts) assert.include(run.stderr, part)
+  assert.notInclude(run.stderr, "    at ")
+}
+
+const review = (memory: string, ...more: ReadonlyArray<string>) =>
+  mneme(["review", transcript, "--model", replay, "--memory", memory, ...more])
+
+const ownMemory = (memory: string) => readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8")
+
+beforeAll(() => {
+  execFileSync(
+    process.execPath,
+    [join(repo, "node_modules/typescript/bin/tsc"), "-b", "packages/node/tsconfig.build.json"],
+    {
+      cwd: repo,
+      stdio: "inherit"
+    }
+  )
+})
+
+describe("mneme review, the example with recorded answers", () => {
+  it("reviews the whole file in two passes split by the budget: adds, an edit, a remove, a long entry left out", () => {
+    const { memory } = scratch()
+    const run = review(memory)
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.deepStrictEqual(run.stderr.trimEnd().split("\n"), [
+      "pass 1: read to #12 of #18 (1 model call): 3 added, 0 edited, 0 removed, 1 left out, 1 secret dropped",
+      "pass 2: read to #18 of #18 (1 model call): 1 added, 1 edited, 1 removed, 0 left out"
+    ])
+    assert.include(run.stdout, "Reviewed transcript: 2 passes (2 model calls), cursor at #18 of #18")
+    assert.include(run.stdout, "Added (4)")
+    assert.include(
+      run.stdout,
+      "Edited (1)\n  ~  own  Dana drinks green tea, never coffee\n    → Dana drinks oolong tea"
+    )
+    assert.include(
+      run.stdout,
+      "Removed (1)\n  -  own  Dana is migrating Northwind's nightly billing pipeline from cron jobs to Airflow this quarter"
+    )
+    assert.include(run.stdout, "Left out (2)\n  !  Northwind's nightly billing DAG failed on 5 November")
+    assert.include(run.stdout, "retry delays  (the entry is 381 characters, over the limit of 300)")
+    assert.include(run.stdout, "  !  1 secret dropped  (memory never keeps keys, passwords or ID numbers)")
+    assert.include(run.stdout, "MEMORY.md: own 438 / 4,000, team 0 / 4,000")
+
+    const written = files(memory)
+    assert.deepStrictEqual(Object.keys(written).sort(), ["agents/default/MEMORY.md", "journal.jsonl", "reviewed.json"])
+    const entries = ownMemory(memory)
+      .split("\n")
+      .filter((line) => line.startsWith("- "))
+    assert.deepStrictEqual(
+      entries.map((line) => line.replace(/ \[.*\]$/, "")),
+      [
+        "- Dana Whitfield is a data engineer at Northwind Logistics who works mostly in Python and SQL on billing data",
+        "- Dana drinks oolong tea, never coffee (switched from green tea)",
+        "- Northwind Logistics is moving its billing pipeline to dbt Cloud; the planned Airflow migration was cancelled"
+      ]
+    )
+    assert.include(entries[0], "[source: transcript #11; added: ")
+    // The recorded answers propose the staging password as an entry: no file may keep it.
+    for (const [file, content] of Object.entries(written)) assert.notInclude(content, "hunter2", file)
+    assert.deepStrictEqual(JSON.parse(written["reviewed.json"]!).cursors, { "chat:transcript": 18 })
+  })
+
+  it("prints one JSON document with --json, and finds nothing new the second time", () => {
+    const { memory } = scratch()
+    const run = review(memory, "--json")
+    assert.strictEqual(run.code, 0, run.stderr)
+    const summary = JSON.parse(run.stdout)
+    assert.strictEqual(summary.ok, true)
+    assert.strictEqual(summary.conversation, "transcript")
+    assert.isAtLeast(summary.passes, 2)
+    assert.strictEqual(summary.modelCalls, 2)
+    assert.strictEqual(summary.cursor, 18)
+    assert.strictEqual(summary.lastLine, 18)
+    assert.strictEqual(summary.added.length, 4)
+    assert.deepStrictEqual(summary.edited, [
+      {
+        scope: "own",
+        before: "Dana drinks green tea, never coffee",
+        text: "Dana drinks oolong tea, never coffee (switched from green tea)"
+      }
+    ])
+    assert.strictEqual(summary.removed[0].text.startsWith("Dana is migrating"), true)
+    assert.strictEqual(summary.leftOut.length, 1)
+    assert.strictEqual(summary.leftOut[0].problem, "the entry is 381 characters, over the limit of 300")
+    assert.strictEqual(summary.secretsDropped, 1)
+    assert.deepStrictEqual(summary.sizes, { own: 438, team: 0 })
+
+    const again = review(memory, "--json")
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.strictEqual(again.stderr, "pass 1: nothing new after #18 of #18\n")
+    assert.strictEqual(JSON.parse(again.stdout).modelCalls, 0)
+  })
+
+  it("shows the changes of a dry run and writes nothing", () => {
+    const { memory } = scratch()
+    const run = review(memory, "--dry-run")
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stdout, `dry run: nothing was written to ${memory}`)
+    assert.include(
+      run.stdout,
+      "Would change (1)\n  agents/default/MEMORY.md (new)\n    + # Memory\n    + - Dana Whitfield is a data engineer"
+    )
+    assert.include(
+      run.stdout,
+      "    + - Dana drinks oolong tea, never coffee (switched from green tea) [source: transcript #17"
+    )
+    assert.isFalse(existsSync(memory))
+
+    assert.strictEqual(mneme(["remember", "Dana likes long walks", "--topic", "hobbies", "--memory", memory]).code, 0)
+    const before = files(memory)
+    const again = review(memory, "--dry-run")
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.include(again.stdout, "Would change (1)\n  agents/default/MEMORY.md\n    + - Dana Whitfield")
+    assert.deepStrictEqual(files(memory), before)
+  })
+
+  it("shows the memory the review made: entries, sizes against limits, the last review", () => {
+    const { memory } = scratch()
+    assert.strictEqual(review(memory).code, 0)
+    const shown = mneme(["show", "--memory", memory])
+    assert.strictEqual(shown.code, 0, shown.stderr)
+    assert.include(shown.stdout, 'for agent "default"')
+    assert.match(shown.stdout, /Own memory \(0 \/ 40 topics\)\n {2}MEMORY\.md +438 \/ 4,000\n/)
+    assert.include(
+      shown.stdout,
+      "    - Dana drinks oolong tea, never coffee (switched from green tea)  [source: transcript #17"
+    )
+    assert.match(shown.stdout, /Team memory \(0 \/ 40 topics\)\n {2}MEMORY\.md +0 \/ 4,000\n {4}\(no entries\)/)
+    assert.match(shown.stdout, /Last review: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, ok\n$/)
+
+    const json = JSON.parse(mneme(["show", "--memory", memory, "--json"]).stdout)
+    assert.strictEqual(json.lastReview.ok, true)
+    const own = json.scopes[0]
+    assert.strictEqual(own.scope, "own")
+    assert.deepStrictEqual(
+      {
+        file: own.files[0].file,
+        size: own.files[0].size,
+        limit: own.files[0].limit,
+        entries: own.files[0].entries.length
+      },
+      { file: "agents/default/MEMORY.md", size: 438, limit: 4000, entries: 3 }
+    )
+    assert.strictEqual(own.files[0].entries[1].meta.source, "transcript #17")
+  })
+})
+
+describe("mneme remember, recall, forget, journal", () => {
+  it("adds, searches, reads a topic, removes, and journals each change", () => {
+    const { memory } = scratch()
+    const at = ["--memory", memory]
+    const added = mneme(["remember", "The user likes green tea", ...at])
+    assert.strictEqual(added.code, 0, added.stderr)
+    assert.include(added.stdout, "added to agents/default/MEMORY.md (now ")
+    assert.strictEqual(mneme(["remember", "Oolong in the afternoon", "--topic", "Tea", ...at]).code, 0)
+    assert.strictEqual(mneme(["remember", "The team ships on Fridays", "--team", ...at]).code, 0)
+    const again = mneme(["remember", "the user likes  GREEN tea", ...at, "--json"])
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.strictEqual(JSON.parse(again.stdout).changed, false)
+
+    assert.deepStrictEqual(mneme(["recall", "GREEN", ...at]).stdout.split("\n"), [
+      "own  -  The user likes green tea",
+      ""
+    ])
+    assert.strictEqual(mneme(["recall", "--topic", "tea", ...at]).stdout, "own  tea  Oolong in the afternoon\n")
+    const all = JSON.parse(mneme(["recall", ...at, "--json"]).stdout)
+    assert.deepStrictEqual(
+      all.entries.map((entry: { scope: string; topic: string | null; text: string }) => [
+        entry.scope,
+        entry.topic,
+        entry.text
+      ]),
+      [
+        ["own", null, "The user likes green tea"],
+        ["own", "tea", "Oolong in the afternoon"],
+        ["team", null, "The team ships on Fridays"]
+      ]
+    )
+
+    const removed = mneme(["forget", "green tea", ...at])
+    assert.strictEqual(removed.code, 0, removed.stderr)
+    assert.include(removed.stdout, "removed from agents/default/MEMORY.md")
+    assert.include(removed.stdout, '"The user likes green tea"')
+    assert.notInclude(ownMemory(memory), "green tea")
+    assert.strictEqual(mneme(["forget", "Fridays", "--team", ...at]).code, 0)
+    assert.notInclude(readFileSync(join(memory, "team/MEMORY.md"), "utf8"), "Fridays")
+
+    const journal = mneme(["journal", ...at])
+    assert.strictEqual(journal.code, 0, journal.stderr)
+    const heads = journal.stdout.split("\n").filter((line) => /^\d{4}-/.test(line))
+    assert.deepStrictEqual(
+      heads.map((line) => line.replace(/^\S+ \S+ UTC {2}/, "")),
+      [
+        "add      agents/default/MEMORY.md  by cli",
+        "add      agents/default/tea.md  by cli",
+        "add      agents/default/MEMORY.md  by cli",
+        "add      team/MEMORY.md  by cli",
+        "remove   agents/default/MEMORY.md  by cli",
+        "remove   team/MEMORY.md  by cli"
+      ]
+    )
+    assert.include(journal.stdout, "    - - The user likes green tea [added: ")
+    const last = JSON.parse(mneme(["journal", "--limit", "1", "--json", ...at]).stdout)
+    assert.deepStrictEqual(
+      last.journal.map((line: { op: string; file: string; actor: string }) => [line.op, line.file, line.actor]),
+      [["remove", "team/MEMORY.md", "cli"]]
+    )
+  })
+})
+
+describe("mneme failures: one line on stderr and an exit code", () => {
+  it("review with no model names both ways to give one (exit 2)", () => {
+    const { memory } = scratch()
+    const run = mneme(["review", transcript, "--memory", memory])
+    assertFailure(run, 2, "no model configured", "--model replay:FILE", "MNEME_BASE_URL")
+    assert.strictEqual(run.stdout, "")
+    assert.isFalse(existsSync(memory))
+  })
+
+  it("a bad transcript line is named with its number and what is wrong (exit 1)", () => {
+    const { dir, memory } = scratch()
+    const bad = join(dir, "chat.jsonl")
+    writeFileSync(bad, '{"seq":1,"who":"user","text":"I like tea"}\n{"seq":2,"who":"bot","text":"ok"}\n')
+    const run = mneme(["review", bad, "--model", replay, "--memory", memory])
+    assertFailure(run, 1, `${bad} line 2: "who": Expected "user" | "agent" | "other"`)
+    assert.isFalse(existsSync(memory))
+  })
+
+  it("an unreachable model server fails the review and is recorded as its last review (exit 1)", () => {
+    const { memory } = scratch()
+    const run = mneme(["review", transcript, "--model", "http://127.0.0.1:9/v1", "--memory", memory], {
+      MNEME_MODEL: "test"
+    })
+    assert.strictEqual(run.code, 1, run.stderr)
+    const [progress, message, ...rest] = run.stderr.trimEnd().split("\n")
+    assert.deepStrictEqual(rest, [])
+    assert.include(progress, "pass 1: failed at #0 of #18: the model failed: could not reach the model server")
+    assert.include(message, "mneme: the review failed: the model failed: could not reach the model server")
+    assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
+    assert.deepStrictEqual(JSON.parse(readFileSync(join(memory, "reviewed.json"), "utf8")).cursors, {
+      "chat:transcript": 0
+    })
+    assert.include(mneme(["show", "--memory", memory]).stdout, "failed: the model failed: could not reach")
+  })
+
+  it("recorded answers that run out fail the review, keeping the passes that succeeded (exit 1)", () => {
+    const { dir, memory } = scratch()
+    const one = join(dir, "one.jsonl")
+    writeFileSync(one, readFileSync(answers, "utf8").split("\n")[0] + "\n")
+    const run = mneme(["review", transcript, "--model", `replay:${one}`, "--memory", memory])
+    assert.strictEqual(run.code, 1)
+    assert.include(run.stdout, "Added (3)")
+    assert.include(
+      run.stderr,
+      `mneme: the review failed: the model failed: ${one} has no recorded answer left for call 2`
+    )
+    assert.include(ownMemory(memory), "Dana drinks green tea, never coffee")
+  })
+
+  it("a full MEMORY.md refuses the entry and says how to make room, losing nothing (exit 1)", () => {
+    const { memory } = scratch()
+    const own = join(memory, "agents/default")
+    mkdirSync(own, { recursive: true })
+    const full =
+      "# Memory\n\n" +
+      Array.from({ length: 14 }, (_, i) => `- Fact ${i}: ${"word ".repeat(55).trim()}`).join("\n") +
+      "\n\n## Index\n"
+    writeFileSync(join(own, "MEMORY.md"), full)
+    const run = mneme(["remember", "The user likes green tea", "--memory", memory])
+    assertFailure(run, 1, "agents/default/MEMORY.md would hold", "of its 4000 characters", "to make room")
+    assert.strictEqual(ownMemory(memory), full)
+  })
+
+  it("forget with no matching entry is NoMatch (exit 1); with --verbose the cause follows", () => {
+    const { memory } = scratch()
+    assert.strictEqual(mneme(["remember", "The user likes green tea", "--memory", memory]).code, 0)
+    const run = mneme(["forget", "coffee", "--memory", memory])
+    assertFailure(run, 1, 'no entry in agents/default/MEMORY.md holds "coffee"')
+    assert.include(ownMemory(memory), "The user likes green tea")
+    const verbose = mneme(["forget", "coffee", "--memory", memory, "--verbose"])
+    assert.strictEqual(verbose.code, 1)
+    assert.isAbove(verbose.stderr.trimEnd().split("\n").length, 1)
+    assert.include(verbose.stderr, "NoMatch")
+  })
+
+  it("an entry memory cannot keep is refused (exit 1)", () => {
+    const { memory } = scratch()
+    assertFailure(mneme(["remember", "x".repeat(301), "--memory", memory]), 1, "301 characters, over the limit of 300")
+    assertFailure(mneme(["remember", "my password is hunter2", "--memory", memory]), 1, "secret")
+  })
+
+  it("usage errors exit 2: an unknown command, a missing argument, a bad --model or --limit", () => {
+    const unknown = mneme(["frobnicate"])
+    assert.strictEqual(unknown.code, 2)
+    assert.include(unknown.stderr, 'mneme: Unknown subcommand "frobnicate"')
+    const missing = mneme(["remember"])
+    assert.strictEqual(missing.code, 2)
+    assert.include(missing.stderr, "mneme: Missing required argument: text")
+    assertFailure(mneme(["review", transcript, "--model", "gpt"]), 2, "--model takes replay:FILE or a server URL")
+    assertFailure(mneme(["journal", "--limit", "0"]), 2, "--limit must be 1 or more")
+  })
+})
