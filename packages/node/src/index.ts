@@ -5,3 +5,4 @@
 export * as FileTranscript from "./FileTranscript.ts"
 export * as OpenAiCompat from "./OpenAiCompat.ts"
 export * as ReplayModel from "./ReplayModel.ts"
+export * as Cli from "./Cli.ts"
