@@ -1,2 +1,708 @@
-/** Secret — being written. */
-export {}
+/**
+ * Secret detection and redaction (SPEC 2). One scanner finds the spans of keys, tokens, passwords, PINs and ID
+ * numbers; `looksSecret` asks whether there is any, `redact` masks each with `[secret]`. Every pass is linear in the
+ * text: hand-written scans with bounded look-around, and only regexes without nested or ambiguous repetition.
+ */
+
+/** A secret found in a text: `[start, end)` in UTF-16 units, never inside a surrogate pair. */
+export type Span = readonly [start: number, end: number]
+
+/** What a redacted secret reads as. */
+export const mask = "[secret]"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Characters
+
+const unitsOf = (chars: string): Array<number> => Array.from(chars, (ch) => ch.charCodeAt(0))
+const codes = (chars: string): ReadonlySet<number> => new Set(unitsOf(chars))
+
+const isDigit = (c: number) => c >= 48 && c <= 57
+const isUpper = (c: number) => c >= 65 && c <= 90
+const isLower = (c: number) => c >= 97 && c <= 122
+const isAlnum = (c: number) => isDigit(c) || isUpper(c) || isLower(c)
+const isKeyChar = (c: number) => isAlnum(c) || c === 95 || c === 45 // [A-Za-z0-9_-]
+const isWordChar = (c: number) => isAlnum(c) || c === 95 // [A-Za-z0-9_]
+const isUpperOrDigit = (c: number) => isUpper(c) || isDigit(c)
+const isSlackChar = (c: number) => isAlnum(c) || c === 45
+const isAscii = (c: number) => c > 32 && c < 127 // printable, not a space
+const isLabelChar = (c: number) => isUpper(c) || c === 32 // "RSA PRIVATE KEY"
+
+/** Character classes of the BMP, as bit flags: one table read per character. */
+const SPACE = 1
+const LEAD = 2 // punctuation before a word or value that is not part of it
+const TRAIL = 4 // punctuation after a word or value that is not part of it
+const BREAK = 8 // CJK punctuation that ends a word
+const SEPARATOR = 16 // ":", "=", "：" — words of their own
+const ZH_FIRST = 32 // the first unit of a Chinese keyword
+const CLASSES = new Uint8Array(0x10000)
+const mark = (flag: number, units: ReadonlyArray<number>) => units.forEach((c) => (CLASSES[c]! |= flag))
+mark(SPACE, [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff])
+mark(SPACE, [0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a])
+mark(LEAD, unitsOf("([{<\"'`“‘«「『（#*"))
+mark(TRAIL, unitsOf(".,;:!?)]}>\"'`”’»」』）*"))
+mark(BREAK, unitsOf("，。；！？、"))
+mark(SEPARATOR, unitsOf(":=："))
+const is = (c: number, flag: number): boolean => ((CLASSES[c] ?? 0) & flag) !== 0
+
+/** Opening quote → closing quote. */
+const QUOTES: ReadonlyMap<number, number> = new Map(
+  ['""', "''", "``", "“”", "‘’", "「」", "『』", "«»"].map((pair) => [pair.charCodeAt(0), pair.charCodeAt(1)])
+)
+
+const digitsIn = (text: string): number => {
+  let count = 0
+  for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) count++
+  return count
+}
+
+/** `text` in lower case with every index kept. Full lowering keeps the length (and so every index) except where a
+ * character grows (U+0130 İ); then A–Z alone are lowered. */
+const lowerCase = (text: string): string => {
+  const lower = text.toLowerCase()
+  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (run) => run.toLowerCase())
+}
+
+/** A quoted value starting at `at` (the opening quote), closed within 100 units: the span inside the quotes. */
+const quoted = (text: string, at: number): Span | undefined => {
+  const close = QUOTES.get(text.charCodeAt(at))
+  if (close === undefined) return undefined
+  const limit = Math.min(text.length, at + 101)
+  for (let k = at + 1; k < limit; k++) if (text.charCodeAt(k) === close) return k > at + 1 ? [at + 1, k] : undefined
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// URLs: a run of printable ASCII with a scheme ("https://"), starting "www.", or a host name and a path
+// ("docs.google.com/document/d/…"). Long runs and numbers inside one are not secrets; a password in its user part is.
+
+const isUrl = (text: string, from: number, to: number): boolean => {
+  let s = from
+  while (s < to && is(text.charCodeAt(s), LEAD)) s++
+  if ((text.charCodeAt(s) | 32) === 119 && (text.charCodeAt(s + 1) | 32) === 119) {
+    if ((text.charCodeAt(s + 2) | 32) === 119 && text.charCodeAt(s + 3) === 46) return true // "www."
+  }
+  if (scheme(text, s, to) >= 0) return true
+  let k = s
+  let dot = -1
+  for (; k < to; k++) {
+    const c = text.charCodeAt(k)
+    if (c === 46) dot = k
+    else if (!isSlackChar(c)) break
+  }
+  if (dot < 0 || text.charCodeAt(k) !== 47 || k - dot < 3) return false // a host, then "/"
+  for (let t = dot + 1; t < k; t++) if (!isUpper(text.charCodeAt(t)) && !isLower(text.charCodeAt(t))) return false
+  return true
+}
+
+/** The index just past "://" in `[from, to)`, or -1. */
+const scheme = (text: string, from: number, to: number): number => {
+  for (let k = from; k + 2 < to; k++) {
+    if (text.charCodeAt(k) === 58 && text.charCodeAt(k + 1) === 47 && text.charCodeAt(k + 2) === 47) return k + 3
+  }
+  return -1
+}
+
+/** The URLs of `text`; the password of a `scheme://user:password@host` goes to `found`. */
+const urls = (text: string, found: Array<Span>): Array<Span> => {
+  const ranges: Array<Span> = []
+  let i = 0
+  while (i < text.length) {
+    if (!isAscii(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    const from = i
+    while (i < text.length && isAscii(text.charCodeAt(i))) i++
+    if (!isUrl(text, from, i)) continue
+    ranges.push([from, i])
+    const host = scheme(text, from, i)
+    if (host < 0) continue
+    let colon = -1
+    let at = -1
+    for (let k = host; k < i; k++) {
+      const c = text.charCodeAt(k)
+      if (c === 47 || c === 63 || c === 35) break // the authority ends at "/", "?" or "#"
+      if (c === 58 && colon < 0) colon = k
+      else if (c === 64) at = k
+    }
+    if (colon >= 0 && at > colon + 1 && text.slice(colon + 1, at) !== mask) found.push([colon + 1, at])
+  }
+  return ranges
+}
+
+/** Whether a position lies in one of `ranges` (sorted); ask in increasing positions. */
+const within = (ranges: ReadonlyArray<Span>) => {
+  let k = 0
+  return (position: number): boolean => {
+    while (k < ranges.length && ranges[k]![1] <= position) k++
+    return k < ranges.length && ranges[k]![0] <= position
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Known key formats, on each run of [A-Za-z0-9_-] (a "piece"): a prefix, then enough characters of its kind.
+
+interface Format {
+  readonly prefix: string
+  readonly body: (c: number) => boolean
+  readonly min: number
+  readonly max?: number
+  readonly digit?: boolean
+}
+
+const FORMATS: ReadonlyArray<Format> = [
+  { prefix: "sk-", body: isKeyChar, min: 20, digit: true }, // OpenAI and alike, sk-proj-…
+  ...["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].map((prefix) => ({ prefix, body: isAlnum, min: 30 })), // GitHub
+  { prefix: "github_pat_", body: isWordChar, min: 22 },
+  { prefix: "AKIA", body: isUpperOrDigit, min: 16, max: 16 }, // AWS access key ids
+  { prefix: "ASIA", body: isUpperOrDigit, min: 16, max: 16 },
+  ...["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"].map((prefix) => ({ prefix, body: isSlackChar, min: 10 })), // Slack
+  { prefix: "AIza", body: isKeyChar, min: 35 }, // Google API keys
+  ...["sk_live_", "rk_live_", "pk_live_", "sk_test_", "rk_test_"].map((prefix) => ({ prefix, body: isAlnum, min: 10 })),
+  { prefix: "hf_", body: isAlnum, min: 30 } // Hugging Face
+]
+
+const BY_FIRST = Map.groupBy(FORMATS, (format) => format.prefix.charCodeAt(0))
+const NO_FORMATS: ReadonlyArray<Format> = []
+
+/** The end of a known key starting the piece `[start, end)`, or `start`. */
+const knownKey = (text: string, start: number, end: number): number => {
+  for (const format of BY_FIRST.get(text.charCodeAt(start)) ?? NO_FORMATS) {
+    if (!text.startsWith(format.prefix, start)) continue
+    let k = start + format.prefix.length
+    let digits = 0
+    while (k < end && format.body(text.charCodeAt(k))) if (isDigit(text.charCodeAt(k++))) digits++
+    const size = k - start - format.prefix.length
+    if (size >= format.min && size <= (format.max ?? Infinity) && (format.digit !== true || digits > 0)) return k
+  }
+  return start
+}
+
+/** Known keys and JWTs (`eyJ….eyJ….signature`). */
+const keys = (text: string, found: Array<Span>) => {
+  const n = text.length
+  let header = -1 // start of the piece before, when it can open a JWT
+  let headerDot = -2 // the "." that ends it
+  let i = 0
+  while (i < n) {
+    if (!isKeyChar(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    const start = i
+    while (i < n && isKeyChar(text.charCodeAt(i))) i++
+    const key = knownKey(text, start, i)
+    if (key > start) found.push([start, key])
+    const part = i - start >= 10 && text.startsWith("eyJ", start) && text.charCodeAt(i) === 46
+    if (part && headerDot === start - 1) {
+      let signature = i + 1
+      while (signature < n && isKeyChar(text.charCodeAt(signature))) signature++
+      found.push([header, signature])
+    }
+    header = part ? start : -1
+    headerDot = part ? i : -2
+  }
+}
+
+/** The end of a PEM label ("RSA PRIVATE KEY") starting at `at`, at most 40 units on. */
+const labelEnd = (text: string, at: number): number => {
+  let k = at
+  while (k < text.length && k - at < 40 && isLabelChar(text.charCodeAt(k))) k++
+  return k
+}
+
+/** PEM private keys, from `-----BEGIN … PRIVATE KEY-----` to its END line (or the end of the text). */
+const pem = (text: string, found: Array<Span>) => {
+  let from = 0
+  for (;;) {
+    const begin = text.indexOf("-----BEGIN ", from)
+    if (begin < 0) return
+    const label = begin + 11
+    const k = labelEnd(text, label)
+    if (!text.startsWith("-----", k) || !text.slice(label, k).includes("PRIVATE KEY")) {
+      from = label
+      continue
+    }
+    const close = text.indexOf("-----END ", k)
+    if (close < 0) return void found.push([begin, text.length])
+    let end = labelEnd(text, close + 9)
+    if (text.startsWith("-----", end)) end += 5
+    found.push([begin, end])
+    from = end
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Runs outside URLs: 32+ letters and digits mixing upper case, lower case and digits; 15+ digits in a row, read
+// through single spaces between digits and hyphens between groups of three or more digits.
+
+const mixedRuns = (text: string, found: Array<Span>, inUrl: (position: number) => boolean) => {
+  let i = 0
+  while (i < text.length) {
+    if (!isAlnum(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    const start = i
+    let upper = false
+    let lower = false
+    let digit = false
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (isUpper(c)) upper = true
+      else if (isLower(c)) lower = true
+      else if (isDigit(c)) digit = true
+      else break
+    }
+    if (i - start >= 32 && upper && lower && digit && !inUrl(start)) found.push([start, i])
+  }
+}
+
+const longNumbers = (text: string, found: Array<Span>, inUrl: (position: number) => boolean) => {
+  const at = (k: number) => text.charCodeAt(k)
+  let i = 0
+  while (i < text.length) {
+    if (!isDigit(at(i))) {
+      i++
+      continue
+    }
+    const start = i
+    let count = 0
+    let group = 0
+    for (;;) {
+      while (isDigit(at(i))) {
+        i++
+        count++
+        group++
+      }
+      const spaced = at(i) === 32 && isDigit(at(i + 1))
+      const hyphened = at(i) === 45 && group >= 3 && isDigit(at(i + 1)) && isDigit(at(i + 2)) && isDigit(at(i + 3))
+      if (!spaced && !hyphened) break
+      i++
+      group = 0
+    }
+    if (count >= 15 && !inUrl(start)) found.push([start, i])
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Words: passwords, PINs, codes and keys given with their value, and ID numbers under their label. The text is cut
+// into words at white space, CJK punctuation, ":" and "=" (those two are words of their own); each rule looks at a
+// bounded window of words around a keyword.
+
+/** The words of a text as parallel arrays (a text of 1M characters may hold 500k words). */
+interface Words {
+  readonly count: number
+  readonly start: Int32Array
+  readonly end: Int32Array
+  /** 1 where punctuation follows the word. */
+  readonly stop: Uint8Array
+  /** Each word's index in `VOCABULARY` (0 for a word no rule looks for). */
+  readonly ids: Uint16Array
+}
+
+const words = (text: string, lower: string): Words => {
+  const start = new Int32Array(text.length)
+  const end = new Int32Array(text.length)
+  const stop = new Uint8Array(text.length)
+  const ids = new Uint16Array(text.length)
+  let count = 0
+  const stopLast = () => {
+    if (count > 0) stop[count - 1] = 1
+  }
+  let i = 0
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (is(c, SPACE | BREAK)) {
+      if (is(c, BREAK)) stopLast()
+      i++
+      continue
+    }
+    let s = i++
+    if (!is(c, SEPARATOR)) while (i < text.length && !is(text.charCodeAt(i), SPACE | BREAK | SEPARATOR)) i++
+    let e = i
+    if (!is(c, SEPARATOR)) {
+      while (s < e && is(text.charCodeAt(s), LEAD)) s++
+      while (e > s && is(text.charCodeAt(e - 1), TRAIL)) e--
+    }
+    if (s === e) {
+      stopLast()
+      continue
+    }
+    start[count] = s
+    end[count] = e
+    stop[count] = e < i ? 1 : 0
+    ids[count++] = e - s > 40 ? 0 : vocabularyId(lower.slice(s, e)) // no word a rule knows is longer
+  }
+  return { count, start, end, stop, ids }
+}
+
+type Kind = "password" | "code" | "key"
+
+/** A set of the words of a space-separated list. */
+const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(" "))
+
+const PASSWORD = wordSet("password passwords passwd pwd passphrase passphrases passcode passcodes")
+const CODE = wordSet("pin pins pincode otp cvv cvc cvv2 puk")
+/** Words before "code" that make it a secret code: "security code", "door code". */
+const CODE_OF = wordSet(
+  "one-time security verification 2fa mfa access auth authentication backup recovery sms login door alarm gate " +
+    "unlock reset confirmation pin locker lock safe garage entry building phone sim"
+)
+const KEY = wordSet("token tokens secret secrets apikey")
+const KEY_OF = wordSet("api access secret private license licence product encryption ssh")
+
+const PASSWORD_ENDS = ["password", "passwd", "pwd", "pass"]
+const KEY_ENDS = ["key", "token", "secret"]
+
+/** Whether `word` ends in "_" or "-" and one of `ends` ("db_password", "wifi-password", "api_key"). */
+const suffixed = (word: string, ends: ReadonlyArray<string>): boolean =>
+  ends.some((end) => word.endsWith(end) && (word.endsWith("_" + end) || word.endsWith("-" + end)))
+
+const kindOf = (word: string, before: string, before2: string): Kind | undefined => {
+  if (PASSWORD.has(word) || suffixed(word, PASSWORD_ENDS)) return "password"
+  if (CODE.has(word)) return "code"
+  if ((word === "code" || word === "codes") && (CODE_OF.has(before) || (before === "time" && before2 === "one"))) {
+    return "code"
+  }
+  if (KEY.has(word) || suffixed(word, KEY_ENDS)) return "key"
+  if ((word === "key" || word === "keys") && KEY_OF.has(before)) return "key"
+  return undefined
+}
+
+const LINK = wordSet("is was are were : = equals")
+const NUMBER = wordSet("number numbers code codes no num")
+const OF = wordSet("for to of at on in")
+const SETTING = wordSet("set sets setting change changed changes changing reset update")
+const ADVERB = wordSet("now still currently actually just simply always")
+const USE = wordSet("use used uses using")
+const OWNER = wordSet("my the our your his her their a")
+/** Words that may follow a password named at the end of its clause ("… as my password for everything"). */
+const AFTER = wordSet(
+  "for on at in and but so because since everywhere too also now with when to here there again then"
+)
+/** Words after a value that make it a length, not a value: "the password is 8+ characters", "a 6-digit PIN". */
+const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
+/** Words that are not a password, so "the password is reset" gives none. */
+const NOT_VALUE = wordSet(
+  "a an the this that these those it its not no none never also too very so in on at by for from with without to " +
+    "of as and or but be been being same different required optional wrong incorrect invalid correct right expired " +
+    "reset set kept hidden secret secure safe strong weak long short easy hard simple complex good bad empty blank " +
+    "missing unknown known something anything nothing what which where who how why when here there my your his her " +
+    "our their mine yours ours theirs due now still case-sensitive unique available sensitive about saved stored " +
+    "written given shown sent stolen taken forgotten lost broken made done gone see ask check off out up down only " +
+    "less more least most please"
+)
+const ID_OF = wordSet("tax taxpayer national government personal citizen resident")
+const ID_WORD = wordSet("number numbers no num card id")
+/** What "I use … as my password" may name without giving a value. */
+const VAGUE = wordSet("it this that them these those one something same secret mine")
+
+/** Whether `value` can be the value of a secret of `kind`, given after a link word, directly, or in quotes. */
+const fits = (value: string, kind: Kind, how: "linked" | "direct" | "quoted"): boolean => {
+  if (value === mask) return false
+  const digits = digitsIn(value)
+  if (kind === "code") return digits > 0 && value.length >= 3
+  if (kind === "key") return digits > 0 && value.length >= 8
+  if (how === "direct") return digits > 0 && value.length >= 4
+  if (how === "quoted") return value.length > 0
+  return !NOT_VALUE.has(value) && !isWordForm(value)
+}
+
+/** A plain word of 5+ letters ending in -ed, -ing or -ly ("changed", "expiring", "usually"): not a value. */
+const isWordForm = (value: string): boolean => {
+  if (value.length < 5) return false
+  for (let i = 0; i < value.length; i++) if (!isLower(value.charCodeAt(i))) return false
+  return value.endsWith("ed") || value.endsWith("ing") || value.endsWith("ly")
+}
+
+/** Further words the rules compare with: parts of keywords and of ID labels. */
+const PARTS = wordSet("code codes key keys time one as ssn itin passport passports social security insurance national")
+const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
+
+/** The words the rules look for, "" first for every other word (so a long text of other words holds no strings). */
+const VOCABULARY: ReadonlyArray<string> = [
+  "",
+  ...new Set(
+    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, OWNER, AFTER, MEASURE, VAGUE]
+      .concat([ID_OF, ID_WORD, PARTS, LABEL_PARTS])
+      .flatMap((set) => [...set])
+  )
+]
+const VOCABULARY_IDS: ReadonlyMap<string, number> = new Map(VOCABULARY.map((word, id) => [word, id]))
+
+/** A word's id in `VOCABULARY`; "db_password" reads as "password", "api_key" as "token", "driver's" as "driver". */
+const vocabularyId = (word: string): number => {
+  const id = VOCABULARY_IDS.get(word)
+  if (id !== undefined) return id
+  if (suffixed(word, PASSWORD_ENDS)) return VOCABULARY_IDS.get("password")!
+  if (suffixed(word, KEY_ENDS)) return VOCABULARY_IDS.get("token")!
+  return word.startsWith("driver") ? VOCABULARY_IDS.get("driver")! : 0
+}
+
+/** The lower-case text of word `k` ("" past either end). */
+const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
+
+/** The value word `k` gives: the words inside its quotes, or the word itself. */
+const valueOf = (text: string, ws: Words, k: number, kind: Kind, how: "linked" | "direct"): Span | undefined => {
+  if (k >= ws.count) return undefined
+  const inner = quoted(text, ws.start[k]! - 1) // an opening quote just before the word
+  if (inner !== undefined) return fits(text.slice(inner[0], inner[1]), kind, "quoted") ? inner : undefined
+  const value = text.slice(ws.start[k], ws.end[k]).toLowerCase()
+  if (MEASURE.has(wordAt(ws, k + 1))) return undefined
+  return fits(value, kind, how) ? [ws.start[k]!, ws.end[k]!] : undefined
+}
+
+/** A value after the keyword at `i`: "password is X", "pin: X", "the password for the wifi is X", "PIN 4821". */
+const givenAfter = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
+  const w = (k: number) => wordAt(ws, k)
+  let j = i + 1
+  if (NUMBER.has(w(j))) j++
+  let v: number | undefined
+  if (LINK.has(w(j))) v = j + 1
+  else if (w(j) === "to" && (SETTING.has(w(i - 1)) || SETTING.has(w(i - 2)) || SETTING.has(w(i - 3)))) v = j + 1
+  else if (OF.has(w(j))) {
+    for (let k = j + 2; k <= j + 4 && v === undefined; k++) if (LINK.has(w(k))) v = k + 1
+  } else return valueOf(text, ws, j, kind, "direct")
+  if (v === undefined) return undefined
+  if (w(v) === ":") v++
+  if (ADVERB.has(w(v))) v++
+  return valueOf(text, ws, v, kind, "linked")
+}
+
+/** A value before the keyword at `i`, which ends its clause: "I use X as my password", "hunter2 is my password". */
+const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
+  const w = (k: number) => wordAt(ws, k)
+  if (!(ws.stop[i] === 1 || i + 1 === ws.count || w(i + 1) === ":" || AFTER.has(w(i + 1)))) return undefined
+  const k = OWNER.has(w(i - 1)) ? i - 2 : i - 1
+  if (w(k) === "as") {
+    for (let u = k - 1; u >= Math.max(0, k - 7); u--) {
+      if (!USE.has(w(u))) continue
+      if (u + 1 === k || (u + 2 === k && VAGUE.has(w(u + 1)))) return undefined
+      return [ws.start[u + 1]!, ws.end[k - 1]!]
+    }
+  } else if (k === i - 2 && k >= 1 && (w(k) === "is" || w(k) === "was")) {
+    return valueOf(text, ws, k - 1, kind, "direct")
+  }
+  return undefined
+}
+
+/** A date, year first or last: 2026-11-06, 06/11/2026, 6.11.26. */
+const DATE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/
+
+/** An ID number starting at `at`: letters, digits, inner "-", "/", "." and spaces between digits, 5+ digits, not a
+ * date; at most 40 units. */
+const idNumber = (text: string, at: number): Span | undefined => {
+  const limit = Math.min(text.length, at + 40)
+  let digits = 0
+  let end = at
+  for (let k = at; k < limit; k++) {
+    const c = text.charCodeAt(k)
+    const next = text.charCodeAt(k + 1)
+    if (isAlnum(c)) {
+      if (isDigit(c)) digits++
+      end = k + 1
+    } else if (!((c === 45 || c === 47 || c === 46) && isAlnum(next))) {
+      if (!(c === 32 && isDigit(text.charCodeAt(k - 1)) && isDigit(next))) break
+    }
+  }
+  const value = text.slice(at, end)
+  return digits >= 5 && !DATE.test(value) ? [at, end] : undefined
+}
+
+/** Whether the word at `i` ends the label of an ID number. */
+const isIdLabel = (ws: Words, i: number): boolean => {
+  const before = wordAt(ws, i - 1)
+  const after = wordAt(ws, i + 1)
+  switch (wordAt(ws, i)) {
+    case "ssn":
+    case "itin":
+    case "passport":
+    case "passports":
+      return true
+    case "security":
+      return before === "social"
+    case "insurance":
+      return before === "national"
+    case "id":
+      return ID_OF.has(before) || ID_WORD.has(after)
+    case "number":
+      return before === "tax" || before === "taxpayer"
+    case "license":
+    case "licence":
+      return before === "driver" || before === "driving"
+    default:
+      return false
+  }
+}
+
+const wordRules = (text: string, lower: string, found: Array<Span>) => {
+  const ws = words(text, lower)
+  const w = (k: number) => wordAt(ws, k)
+  for (let i = 0; i < ws.count; i++) {
+    if (w(i) === "") continue // every rule starts at a word it knows
+    const kind = kindOf(w(i), w(i - 1), w(i - 2))
+    if (kind !== undefined) {
+      const after = givenAfter(text, ws, i, kind)
+      if (after !== undefined) found.push(after)
+      const before = kind === "key" ? undefined : givenBefore(text, ws, i, kind)
+      if (before !== undefined) found.push(before)
+    }
+    if (isIdLabel(ws, i)) {
+      let v = i + 1
+      if (ID_WORD.has(w(v))) v++
+      if (LINK.has(w(v))) v++
+      if (w(v) === ":") v++
+      const id = v < ws.count ? idNumber(text, ws.start[v]!) : undefined
+      if (id !== undefined) found.push(id)
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Chinese: 密码是…, 密码：…, 验证码是…, 我用…当密码, and ID numbers after 身份证, 护照, 社保 ….
+
+const CHINESE = new Map<string, Kind | "id">([
+  ...["密码", "密碼", "口令"].map((word) => [word, "password"] as const),
+  ...["验证码", "驗證碼", "校验码", "校驗碼", "安全码", "安全碼", "动态码", "動態碼", "pin码", "pin碼"].map(
+    (word) => [word, "code"] as const
+  ),
+  ...["身份证", "身份證", "护照", "護照", "社保", "社会保障", "社會保障", "驾照", "駕照", "驾驶证", "駕駛證"]
+    .concat(["税号", "稅號", "纳税人识别号", "納稅人識別號"])
+    .map((word) => [word, "id"] as const)
+])
+const CHINESE_BY_FIRST = Map.groupBy(CHINESE.keys(), (word) => word.charCodeAt(0))
+mark(ZH_FIRST, [...CHINESE_BY_FIRST.keys()])
+const ZH_LINKS = ["设置为", "設置為", "设为", "設為", "改为", "改為", "改成", "是", "为", "為", "：", ":", "="]
+const ZH_USE_AS = ["当作", "當作", "作为", "作為", "当", "當", "做"]
+const ZH_ID_GAP = codes("号號码碼卡是为為：:= ")
+const ZH_ADVERB = codes("就都也还還仍")
+const ZH_CLAUSE_END = codes("。，！？；,.!?;")
+
+const skipSpaces = (text: string, at: number): number => {
+  let k = at
+  while (k < at + 2 && text.charCodeAt(k) === 32) k++
+  return k
+}
+
+/** A value in ASCII starting at `at`, without surrounding punctuation. */
+const asciiValue = (text: string, at: number): Span | undefined => {
+  let end = at
+  while (end < text.length && isAscii(text.charCodeAt(end))) end++
+  let start = at
+  while (start < end && is(text.charCodeAt(start), LEAD)) start++
+  while (end > start && is(text.charCodeAt(end - 1), TRAIL)) end--
+  return end > start ? [start, end] : undefined
+}
+
+/** An ID number after a Chinese label ending at `at` ("号码是", "：" between). */
+const chineseId = (text: string, at: number): Span | undefined => {
+  let k = at
+  while (k < at + 6 && ZH_ID_GAP.has(text.charCodeAt(k))) k++
+  return isAlnum(text.charCodeAt(k)) ? idNumber(text, k) : undefined
+}
+
+/** The value after a Chinese keyword ending at `at`: 密码是X, 密码：X, 密码就是“X”, 验证码 482913. */
+const chineseValue = (text: string, lower: string, at: number, kind: Kind): Span | undefined => {
+  let k = skipSpaces(text, at)
+  if (ZH_ADVERB.has(text.charCodeAt(k))) k++
+  const link = ZH_LINKS.find((word) => text.startsWith(word, k))
+  if (link !== undefined) k += link.length
+  if (text.charCodeAt(k) === 0xff1a || text.charCodeAt(k) === 58) k++
+  k = skipSpaces(text, k)
+  const inner = quoted(text, k)
+  const value = inner ?? asciiValue(text, k)
+  const how = inner !== undefined ? "quoted" : link !== undefined ? "linked" : "direct"
+  return value !== undefined && fits(lower.slice(value[0], value[1]), kind, how) ? value : undefined
+}
+
+/** X in 我用X当密码, for a password keyword starting at `at`: X lies between 用 and 当 (作为, 做 …), in one clause. */
+const usedAs = (text: string, at: number): Span | undefined => {
+  const useAs = ZH_USE_AS.find((word) => at >= word.length && text.startsWith(word, at - word.length))
+  if (useAs === undefined) return undefined
+  const end = at - useAs.length
+  for (let u = end - 1; u >= Math.max(0, end - 24) && !ZH_CLAUSE_END.has(text.charCodeAt(u)); u--) {
+    if (text.charCodeAt(u) !== 0x7528) continue // 用
+    let start = u + 1
+    let stop = end
+    while (start < stop && text.charCodeAt(start) === 32) start++
+    while (stop > start && text.charCodeAt(stop - 1) === 32) stop--
+    return stop > start && text.slice(start, stop) !== mask ? [start, stop] : undefined
+  }
+  return undefined
+}
+
+/** The Chinese keyword starting at `at`, if any. */
+const chineseWord = (lower: string, at: number): string | undefined => {
+  if (!is(lower.charCodeAt(at), ZH_FIRST)) return undefined
+  for (const word of CHINESE_BY_FIRST.get(lower.charCodeAt(at))!) if (lower.startsWith(word, at)) return word
+  return undefined
+}
+
+const chinese = (text: string, lower: string, found: Array<Span>) => {
+  for (let at = 0; at < lower.length; at++) {
+    const word = chineseWord(lower, at)
+    if (word === undefined) continue
+    const kind = CHINESE.get(word)!
+    const end = at + word.length
+    const value = kind === "id" ? chineseId(text, end) : chineseValue(text, lower, end, kind)
+    if (value !== undefined) found.push(value)
+    const used = kind === "password" ? usedAs(text, at) : undefined
+    if (used !== undefined) found.push(used)
+    at = end - 1
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Every secret span found by the scanners, in no particular order, possibly overlapping. */
+const scan = (text: string): Array<Span> => {
+  const found: Array<Span> = []
+  const inUrls = urls(text, found)
+  pem(text, found)
+  keys(text, found)
+  mixedRuns(text, found, within(inUrls))
+  longNumbers(text, found, within(inUrls))
+  const lower = lowerCase(text)
+  wordRules(text, lower, found)
+  chinese(text, lower, found)
+  return found
+}
+
+/** The secrets in `text`: sorted, disjoint spans (touching or overlapping findings merged). */
+export const spans = (text: string): ReadonlyArray<Span> => {
+  const found = scan(text)
+  if (found.length === 0) return found
+  const depth = new Int32Array(text.length + 1)
+  for (const [start, end] of found) {
+    depth[start]! += 1
+    depth[end]! -= 1
+  }
+  const merged: Array<Span> = []
+  let open = 0
+  let start = 0
+  for (let i = 0; i <= text.length; i++) {
+    const before = open
+    open += depth[i]!
+    if (before === 0 && open > 0) start = i
+    else if (before > 0 && open === 0) merged.push([start, i])
+  }
+  return merged
+}
+
+/** Whether `text` holds a key, token, password, PIN or ID number; `extra` is the host's own test, if any. */
+export const looksSecret = (text: string, extra?: ((text: string) => boolean) | undefined): boolean =>
+  scan(text).length > 0 || extra?.(text) === true
+
+/** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
+export const redact = (text: string): string => {
+  const found = spans(text)
+  if (found.length === 0) return text
+  let out = ""
+  let at = 0
+  for (const [start, end] of found) {
+    out += text.slice(at, start) + mask
+    at = end
+  }
+  return out + text.slice(at)
+}

@@ -1,0 +1,374 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import * as Secret from "../src/Secret.ts"
+
+/** Each text is secret, and redacts to the given text. */
+const masks = (cases: ReadonlyArray<readonly [text: string, redacted: string]>) => {
+  for (const [text, redacted] of cases) {
+    assert.isTrue(Secret.looksSecret(text), `should be secret: ${text}`)
+    assert.strictEqual(Secret.redact(text), redacted)
+  }
+}
+
+/** No text is secret, and redaction leaves each as it is. */
+const keeps = (texts: ReadonlyArray<string>) => {
+  for (const text of texts) {
+    assert.isFalse(Secret.looksSecret(text), `should not be secret: ${text}`)
+    assert.strictEqual(Secret.redact(text), text)
+  }
+}
+
+const lowerAndDigits = "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0"
+const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+const PEM = "-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEAx4Ub -----END RSA PRIVATE KEY-----"
+
+/** One key of each known format; none of them would be caught by the 32-character run rule alone. */
+const KEYS: ReadonlyArray<readonly [format: string, key: string]> = [
+  ["OpenAI", "sk-" + lowerAndDigits.slice(0, 24)],
+  ["OpenAI project", "sk-proj-" + lowerAndDigits.slice(0, 20) + "_x-" + lowerAndDigits.slice(0, 12)],
+  ...["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].map(
+    (prefix) => ["GitHub", prefix + lowerAndDigits.slice(0, 36)] as const
+  ),
+  ["GitHub fine-grained", "github_pat_11abcdefg0123456789_abcdefghijklmnop"],
+  ["AWS", "AKIAIOSFODNN7EXAMPLE"],
+  ["AWS session", "ASIAY34FZKBOKMUTVV7A"],
+  ["Slack", "xoxb-123456789012-1234567890123-abcdefghijkl"],
+  ["Slack user", "xoxp-123456789012-abcdefghij"],
+  ["Google", "AIza" + ("SyD-" + lowerAndDigits).slice(0, 35)],
+  ["Stripe", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+  ["Stripe restricted", "rk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+  ["Stripe publishable", "pk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+  ["Stripe test", "sk_test_4eC39HqLyjWDarjtT1zdp7dc"],
+  ["Hugging Face", "hf_abcdefghijklmnopqrstuvwxyzabcdefgh"],
+  ["JWT", JWT],
+  ["PEM", PEM]
+]
+
+describe("Secret", () => {
+  describe("known key formats", () => {
+    it("finds each format and masks the key alone", () => {
+      for (const [format, key] of KEYS) {
+        assert.isTrue(Secret.looksSecret(key), format)
+        assert.strictEqual(Secret.redact(`the ${format} key ${key} is set`), `the ${format} key [secret] is set`)
+      }
+    })
+
+    it("finds a key given as a value or in a URL", () => {
+      masks([
+        ["OPENAI_API_KEY=" + KEYS[0]![1], "OPENAI_API_KEY=[secret]"],
+        ["Authorization: Bearer " + JWT, "Authorization: Bearer [secret]"],
+        ["https://api.example.com/v1?key=" + KEYS[0]![1] + "&x=1", "https://api.example.com/v1?key=[secret]&x=1"]
+      ])
+    })
+
+    it("masks a PEM key to the end of the text when its END line is missing", () => {
+      masks([["key: -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXk", "key: [secret]"]])
+    })
+
+    it("leaves look-alikes that are too short or of another kind", () => {
+      keeps([
+        "sk-" + lowerAndDigits.slice(0, 10),
+        "sk-learn-is-a-python-library-for-ml",
+        "task-management-board",
+        "ghp_" + lowerAndDigits.slice(0, 10),
+        "AKIA1234",
+        "AKIAIOSFODNN7EXAMPLEX",
+        "xoxb-123",
+        "AIza" + lowerAndDigits.slice(0, 20),
+        "hf_" + lowerAndDigits.slice(0, 10),
+        "sk_live_123",
+        "eyJhbGciOiJIUzI1NiJ9",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+        "-----BEGIN PUBLIC KEY----- MIIBIjANBgkq -----END PUBLIC KEY-----",
+        "-----BEGIN CERTIFICATE----- MIIDdzCCAl+gAwIBAgIE -----END CERTIFICATE-----"
+      ])
+    })
+  })
+
+  describe("runs of 32+ letters and digits outside a URL", () => {
+    const id = "1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+
+    it("masks a run mixing upper case, lower case and digits", () => {
+      masks([
+        [`token ${id} here`, "token [secret] here"],
+        [`(${id.slice(0, 32)})`, "([secret])"]
+      ])
+    })
+
+    it("keeps a document id inside a URL, with or without a scheme, and runs that do not mix all three", () => {
+      keeps([
+        `https://docs.google.com/document/d/${id}/edit`,
+        `docs.google.com/document/d/${id}/edit`,
+        `see (docs.google.com/document/d/${id}/edit).`,
+        `www.example.com?id=${id}`,
+        `文档在docs.google.com/document/d/${id}/edit里`,
+        id.slice(0, 31),
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "ThisIsAVeryLongCamelCaseIdentifierWithoutDigits",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+      ])
+    })
+  })
+
+  describe("15 or more digits outside a URL", () => {
+    it("reads through single spaces between digits and hyphens between groups of 3+", () => {
+      masks([
+        ["card 4111 1111 1111 1111 exp 12/29", "card [secret] exp 12/29"],
+        ["4111-1111-1111-1111", "[secret]"],
+        ["account 123456789012345.", "account [secret]."],
+        ["1 2 3 4 5 6 7 8 9 0 1 2 3 4 5", "[secret]"],
+        ["iban 123-456-789-012-345 ok", "iban [secret] ok"]
+      ])
+    })
+
+    it("keeps shorter numbers, phone numbers, dates, double spaces and numbers in URLs", () => {
+      keeps([
+        "12345678901234",
+        "call 555-123-4567 or +1 415 555 0134",
+        "555-12-34-56-78-90-12-34-56",
+        "on 2026-11-06 at 10:30, then 2026-11-07",
+        "4111  1111  1111  1111",
+        "https://example.com/item/1234567890123456789",
+        "example.com/orders/1234567890123456789"
+      ])
+    })
+  })
+
+  describe("passwords, PINs and codes given with their value", () => {
+    it("masks the value and keeps the sentence", () => {
+      masks([
+        ["the root password is hunter2", "the root password is [secret]"],
+        ["I use correct horse as my password", "I use [secret] as my password"],
+        ["I use correct horse as my password for everything.", "I use [secret] as my password for everything."],
+        ["pin: 4821", "pin: [secret]"],
+        ["my PIN is 1234", "my PIN is [secret]"],
+        ["PIN 4821", "PIN [secret]"],
+        ["The wifi password for the office is Tea4Two.", "The wifi password for the office is [secret]."],
+        ['the password is "correct horse battery staple".', 'the password is "[secret]".'],
+        ["the password is swordfish", "the password is [secret]"],
+        ["Password: hunter2, username: bob", "Password: [secret], username: bob"],
+        ["DB_PASSWORD=s3cr3t-value", "DB_PASSWORD=[secret]"],
+        ["set the PIN to 9731", "set the PIN to [secret]"],
+        ["hunter2 is my password.", "[secret] is my password."],
+        ["I use 4821 as my PIN", "I use [secret] as my PIN"],
+        ["the one-time code is 552211", "the one-time code is [secret]"],
+        ["verification code: 552211", "verification code: [secret]"],
+        ["security code 123", "security code [secret]"],
+        ["my passcode is 8812", "my passcode is [secret]"],
+        ["the user's locker code is 4412", "the user's locker code is [secret]"],
+        ["the API key is abcd1234efgh5678", "the API key is [secret]"],
+        ["postgres://admin:s3cretpw@db.internal:5432/app", "postgres://admin:[secret]@db.internal:5432/app"]
+      ])
+    })
+
+    it("keeps talk about passwords that gives none", () => {
+      keeps([
+        "the user keeps everything in a password manager",
+        "the password policy requires 12 characters",
+        "the password was reset",
+        "the password was changed yesterday",
+        "a PIN pad",
+        "the PIN pad is broken",
+        "uses Bitwarden for password storage",
+        "change your password",
+        "I use Bitwarden as my password manager",
+        "I use it as my password",
+        "the password is stored in 1Password",
+        "the password is correct",
+        "the PIN is required",
+        "Passwords expire every 90 days",
+        "the security code is on the back of the card",
+        "the token is expired",
+        "the password is written on a sticky note",
+        "the PIN is 6 digits",
+        "the user's password is 8+ characters long",
+        "the password is [secret]",
+        "I use [secret] as my password"
+      ])
+    })
+  })
+
+  describe("Chinese", () => {
+    it("masks a password or code given with its value", () => {
+      masks([
+        ["我的密码是hunter2，别告诉别人", "我的密码是[secret]，别告诉别人"],
+        ["密码：abc12345", "密码：[secret]"],
+        ["密码: abc12345", "密码: [secret]"],
+        ["我用correct horse当密码", "我用[secret]当密码"],
+        ["我用芝麻开门当密码。", "我用[secret]当密码。"],
+        ["密码就是“芝麻开门”", "密码就是“[secret]”"],
+        ["验证码是 482913", "验证码是 [secret]"],
+        ["PIN码是1234", "PIN码是[secret]"],
+        ["WiFi密码为Tea4Two", "WiFi密码为[secret]"]
+      ])
+    })
+
+    it("keeps talk about passwords that gives none", () => {
+      keeps([
+        "密码管理器很好用",
+        "密码已重置",
+        "请修改密码",
+        "密码策略要求十二位",
+        "密码是否正确要检查",
+        "验证码已发送"
+      ])
+    })
+  })
+
+  describe("ID numbers under their label", () => {
+    it("masks the number", () => {
+      masks([
+        ["SSN 123-45-6789", "SSN [secret]"],
+        ["my social security number is 123-45-6789.", "my social security number is [secret]."],
+        ["Passport No. X12345678", "Passport No. [secret]"],
+        ["passport number: E1234567 (UK)", "passport number: [secret] (UK)"],
+        ["tax id: 12-3456789", "tax id: [secret]"],
+        ["driver’s licence number is AB123456C", "driver’s licence number is [secret]"],
+        ["drivers license D1234-5678", "drivers license [secret]"],
+        ["national id 4501 2345 6789", "national id [secret]"],
+        ["护照号：E12345678", "护照号：[secret]"],
+        ["身份证号码是110101199003071234", "身份证号码是[secret]"],
+        ["社保卡号 1234567890", "社保卡号 [secret]"]
+      ])
+    })
+
+    it("keeps a date, a part of a number, and labels without a number", () => {
+      keeps([
+        "passport: 2030-01-01",
+        "passport expires 12/05/2030",
+        "SSN: 2026-11-06",
+        "SSN ends in 6789",
+        "my passport is in the drawer",
+        "user id 12345678",
+        "护照：2030-05-01",
+        "护照有效期到2030-05-01",
+        "身份证放在抽屉里"
+      ])
+    })
+  })
+
+  describe("redaction", () => {
+    it("masks every secret of a text and keeps the rest, emoji and Chinese included", () => {
+      assert.strictEqual(
+        Secret.redact(`😀 用户的PIN是 my PIN is 1234 😀, key ${KEYS[6]![1]}; card 4111 1111 1111 1111 🎉`),
+        "😀 用户的PIN是 my PIN is [secret] 😀, key [secret]; card [secret] 🎉"
+      )
+    })
+
+    it("gives the spans sorted and merged", () => {
+      const text = "pin 4111 1111 1111 1111 and sk-" + lowerAndDigits.slice(0, 24)
+      assert.deepStrictEqual(Secret.spans(text), [
+        [4, 23],
+        [28, text.length]
+      ])
+      assert.deepStrictEqual(Secret.spans("nothing here"), [])
+    })
+
+    it("finds nothing more in a text it has redacted", () => {
+      const samples = [
+        "the root password is hunter2",
+        "I use correct horse as my password",
+        "我用芝麻开门当密码",
+        "postgres://admin:s3cretpw@db.internal/app",
+        `the key ${KEYS[0]![1]} and ${JWT}`,
+        "SSN 123-45-6789, card 4111 1111 1111 1111"
+      ]
+      for (const text of samples) {
+        const once = Secret.redact(text)
+        assert.isFalse(Secret.looksSecret(once), once)
+        assert.strictEqual(Secret.redact(once), once)
+      }
+    })
+
+    it("keeps the context around a self-contained secret, whatever the context", () => {
+      const word = fc.constantFrom(
+        "the user",
+        "likes tea",
+        "喜欢喝茶",
+        "😀",
+        "𠀀",
+        "a PIN pad",
+        "password manager",
+        "2026-11-06",
+        "docs.google.com/document/d/1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789/edit"
+      )
+      const context = fc.array(word, { maxLength: 6 }).map((words) => words.join(" "))
+      const secret = fc.constantFrom(...KEYS.map(([, key]) => key), "4111 1111 1111 1111")
+      fc.assert(
+        fc.property(context, secret, context, (before, key, after) => {
+          assert.isFalse(Secret.looksSecret(before))
+          assert.strictEqual(Secret.redact(`${before}, ${key}, ${after}`), `${before}, [secret], ${after}`)
+        })
+      )
+    })
+
+    it("never splits a surrogate pair, and changes a text exactly when it finds a secret", () => {
+      const piece = fc.constantFrom(
+        "password is ",
+        "pin ",
+        "1234 ",
+        "😀",
+        "密码是",
+        "我用",
+        "当密码",
+        "sk-",
+        "AbC9",
+        "x"
+      )
+      const text = fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.array(piece).map((pieces) => pieces.join(""))
+      )
+      fc.assert(
+        fc.property(text, (text) => {
+          const redacted = Secret.redact(text)
+          assert.strictEqual(redacted.isWellFormed(), text.isWellFormed())
+          assert.strictEqual(redacted !== text, Secret.looksSecret(text))
+        })
+      )
+    })
+  })
+
+  describe("the host's own test", () => {
+    it("is consulted beside the built-in detection", () => {
+      const seen: Array<string> = []
+      const host = (text: string) => {
+        seen.push(text)
+        return text.includes("ZX-")
+      }
+      assert.isTrue(Secret.looksSecret("ticket ZX-99", host))
+      assert.isFalse(Secret.looksSecret("ticket ZX-99"))
+      assert.isFalse(Secret.looksSecret("ticket AB-12", host))
+      assert.deepStrictEqual(seen, ["ticket ZX-99", "ticket AB-12"])
+      assert.isTrue(Secret.looksSecret("pin: 4821", () => false))
+    })
+  })
+
+  describe("time", () => {
+    it("stays fast on hostile texts of 300,000 characters (a backtracking pattern would take minutes)", () => {
+      const shapes = [
+        "password is password for password as my password ",
+        "密码是密码：我用密码当密码验证码是",
+        "4 1 1 1 ",
+        "aB3",
+        "eyJhbGciOiJ.",
+        "[key: ",
+        "sk-",
+        "123-",
+        "http://a.co/",
+        'password is "',
+        "I use x as my password, ",
+        "ssn passport 1 2 3 4 5 6 7 8 9 0 ",
+        "-----BEGIN RSA "
+      ]
+      for (const shape of shapes) {
+        const text = shape.repeat(Math.ceil(300_000 / shape.length)).slice(0, 300_000)
+        const started = performance.now()
+        Secret.looksSecret(text)
+        Secret.redact(text)
+        const ms = performance.now() - started
+        assert.isBelow(ms, 3_000, `${shape}: ${ms} ms`)
+      }
+    })
+  })
+})
