@@ -1,2 +1,35 @@
-/** Vet — being written. */
-export {}
+/**
+ * The entry's problem (SPEC 2): the one check every path that writes memory makes on an entry's cleaned text.
+ * An entry may not be empty, secret, or longer than `entryMax` code points. The checks run in that order: a secret
+ * is reported as a secret even when it is also too long, so every writer drops it silently instead of naming it in
+ * a warning.
+ */
+import type { Settings } from "./MemoryConfig.ts"
+import * as Secret from "./Secret.ts"
+import * as Text from "./Text.ts"
+
+/** Why memory cannot keep an entry. */
+export type Problem =
+  | { readonly _tag: "Empty" }
+  | { readonly _tag: "TooLong"; readonly length: number; readonly max: number }
+  | { readonly _tag: "Secret" }
+
+/** The problem of an entry's cleaned text (Empty, then Secret, then TooLong), or `undefined` when it may be kept. */
+export const problem = (text: string, settings: Pick<Settings, "entryMax" | "isSecret">): Problem | undefined => {
+  if (text.trim() === "") return { _tag: "Empty" }
+  if (Secret.looksSecret(text, settings.isSecret)) return { _tag: "Secret" }
+  const length = Text.length(text)
+  return length > settings.entryMax ? { _tag: "TooLong", length, max: settings.entryMax } : undefined
+}
+
+/** A short sentence saying what is wrong, for a warning or a tool's answer. */
+export const describe = (problem: Problem): string => {
+  switch (problem._tag) {
+    case "Empty":
+      return "the entry is empty"
+    case "TooLong":
+      return `the entry is ${problem.length} characters, over the limit of ${problem.max}`
+    case "Secret":
+      return "the entry looks like a secret (a key, password or ID number), which memory never keeps"
+  }
+}
