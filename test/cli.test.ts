@@ -208,6 +208,20 @@ describe("mneme review, the example with recorded answers", () => {
   })
 })
 
+describe("mneme output", () => {
+  it("uses colour only on a terminal or when forced, and never with NO_COLOR", () => {
+    const { memory } = scratch()
+    const piped = mneme(["show", "--memory", memory], { NO_COLOR: "", FORCE_COLOR: "" })
+    assert.strictEqual(piped.code, 0, piped.stderr)
+    assert.notInclude(piped.stdout, "\u001b[")
+    assert.include(
+      mneme(["show", "--memory", memory], { NO_COLOR: "", FORCE_COLOR: "1" }).stdout,
+      "\u001b[1mMemory in "
+    )
+    assert.notInclude(mneme(["show", "--memory", memory], { NO_COLOR: "1", FORCE_COLOR: "1" }).stdout, "\u001b[")
+  })
+})
+
 describe("mneme remember, recall, forget, journal", () => {
   it("adds, searches, reads a topic, removes, and journals each change", () => {
     const { memory } = scratch()

@@ -83,7 +83,10 @@ const mneme = Command.make("mneme").pipe(
       Flag.withDefault(false)
     )
   }),
-  Command.withDescription("Long-term memory for AI agents, as Markdown a person can read")
+  Command.withDescription(
+    "Long-term memory for AI agents, as Markdown a person can read. " +
+      "Exit codes: 0 done, 1 an operation failed, 2 usage or configuration."
+  )
 )
 
 /** Output settings: JSON or human text, and the colours for the latter. */
@@ -344,7 +347,12 @@ const review = Command.make(
     else if (failed === undefined || kept > 0) yield* print(renderReview(summary, files, out.paint))
     if (failed !== undefined) return yield* new ReviewFailed({ reason: failed.reason ?? "unknown" })
   }, Effect.scoped)
-).pipe(Command.withDescription("Review a JSONL transcript into memory, pass by pass until its last line"))
+).pipe(
+  Command.withDescription(
+    "Review a JSONL transcript into memory, pass by pass until its last line. " +
+      "A transcript never reviewed is read from its first line; later runs go on from where the last one stopped."
+  )
+)
 
 /** The human summary of a review. */
 const renderReview = (
