@@ -3,8 +3,10 @@
  * example transcript and its recorded answers, and each failure's message and exit code.
  */
 import { afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { type AddressInfo } from "node:net"
+import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -21,16 +23,56 @@ interface Run {
   readonly stderr: string
 }
 
-/** Runs the built CLI with no model configured in the environment and no colour. */
-const mneme = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Run => {
+/** The environment the CLI runs in: no model configured, no colour, and `env` on top. */
+const environment = (env: Record<string, string>) => {
   const { MNEME_BASE_URL: _url, MNEME_API_KEY: _key, MNEME_MODEL: _model, ...rest } = process.env
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd: repo,
-    encoding: "utf8",
-    env: { ...rest, NO_COLOR: "1", ...env }
-  })
+  return { ...rest, NO_COLOR: "1", ...env }
+}
+
+/** Runs the built CLI and waits for it. */
+const mneme = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Run => {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: repo, encoding: "utf8", env: environment(env) })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
+
+/** Runs the built CLI without blocking this process (so a stub server in it can answer). */
+const mnemeAsync = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: environment(env) })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+interface Received {
+  readonly url: string | undefined
+  readonly authorization: string | undefined
+  readonly body: string
+}
+
+/** An OpenAI-compatible stub server on 127.0.0.1 that answers each chat completion with `respond(call number)`. */
+const stubServer = async (respond: (call: number) => { readonly status: number; readonly body: unknown }) => {
+  const received: Array<Received> = []
+  const server = createServer((request, response) => {
+    let body = ""
+    request.setEncoding("utf8").on("data", (chunk: string) => (body += chunk))
+    request.on("end", () => {
+      received.push({ url: request.url, authorization: request.headers.authorization, body })
+      const answer = respond(received.length)
+      response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  servers.push(server)
+  return { url: `http://127.0.0.1:${port}/v1`, received }
+}
+const servers: Array<Server> = []
+afterEach(async () => {
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve))
+})
 
 const dirs: Array<string> = []
 /** A fresh temporary folder; `memory` inside it is the memory root the tests use. */
@@ -205,6 +247,57 @@ describe("mneme review, the example with recorded answers", () => {
       { file: "agents/default/MEMORY.md", size: 438, limit: 4000, entries: 3 }
     )
     assert.strictEqual(own.files[0].entries[1].meta.source, "transcript #17")
+  })
+})
+
+describe("mneme review against an OpenAI-compatible server", () => {
+  const recorded: Array<string> = readFileSync(answers, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line).answer)
+
+  it("reviews the example the same way, sending the key, the model and no secret", async () => {
+    const { memory } = scratch()
+    const server = await stubServer((call) => ({
+      status: 200,
+      body: {
+        choices: [{ message: { role: "assistant", content: recorded[call - 1] }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 100, completion_tokens: 20 }
+      }
+    }))
+    const run = await mnemeAsync(["review", transcript, "--model", server.url, "--memory", memory], {
+      MNEME_MODEL: "stub-model",
+      MNEME_API_KEY: "test-key-123"
+    })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stdout, "Reviewed transcript: 2 passes (2 model calls), cursor at #18 of #18")
+    assert.include(ownMemory(memory), "- Dana drinks oolong tea, never coffee (switched from green tea) [source: ")
+    assert.strictEqual(server.received.length, 2)
+    for (const request of server.received) {
+      assert.strictEqual(request.url, "/v1/chat/completions")
+      assert.strictEqual(request.authorization, "Bearer test-key-123")
+      assert.strictEqual(JSON.parse(request.body).model, "stub-model")
+      // The staging password the user pasted is masked before anything leaves the host.
+      assert.notInclude(request.body, "hunter2")
+    }
+  })
+
+  it("a server that refuses the key fails the review with its status, never the key (exit 1)", async () => {
+    const { memory } = scratch()
+    const server = await stubServer(() => ({ status: 401, body: { error: { message: "invalid api key" } } }))
+    const run = await mnemeAsync(["review", transcript, "--memory", memory], {
+      MNEME_BASE_URL: server.url,
+      MNEME_MODEL: "stub-model",
+      MNEME_API_KEY: "test-key-123"
+    })
+    assert.strictEqual(run.code, 1, run.stderr)
+    const [progress, message, ...rest] = run.stderr.trimEnd().split("\n")
+    assert.deepStrictEqual(rest, [])
+    assert.include(progress, "pass 1: failed at #0 of #18: the model failed: ")
+    assert.include(message, "mneme: the review failed: the model failed: ")
+    assert.include(message, "401")
+    assert.notInclude(run.stderr, "test-key-123")
+    assert.strictEqual(server.received.length, 1)
   })
 })
 
