@@ -413,18 +413,31 @@ describe("mneme failures: one line on stderr and an exit code", () => {
     assert.include(mneme(["show", "--memory", memory]).stdout, "failed: the model failed: could not reach")
   })
 
-  it("recorded answers that run out fail the review, keeping the passes that succeeded (exit 1)", () => {
+  it("recorded answers that run out fail the review, keeping the passes that succeeded (exit 1), by --conversation", () => {
     const { dir, memory } = scratch()
     const one = join(dir, "one.jsonl")
     writeFileSync(one, readFileSync(answers, "utf8").split("\n")[0] + "\n")
-    const run = mneme(["review", transcript, "--model", `replay:${one}`, "--memory", memory])
+    const run = mneme([
+      "review",
+      transcript,
+      "--model",
+      `replay:${one}`,
+      "--memory",
+      memory,
+      "--conversation",
+      "chat-7"
+    ])
     assert.strictEqual(run.code, 1)
+    assert.include(run.stdout, "Reviewed chat-7: 1 pass (2 model calls), cursor at #12 of #18")
     assert.include(run.stdout, "Added (3)")
     assert.include(
       run.stderr,
       `mneme: the review failed: the model failed: ${one} has no recorded answer left for call 2`
     )
-    assert.include(ownMemory(memory), "Dana drinks green tea, never coffee")
+    assert.include(ownMemory(memory), "- Dana drinks green tea, never coffee [source: chat-7 #11; added: ")
+    assert.deepStrictEqual(JSON.parse(readFileSync(join(memory, "reviewed.json"), "utf8")).cursors, {
+      "chat:chat-7": 12
+    })
   })
 
   it("a full MEMORY.md refuses the entry and says how to make room, losing nothing (exit 1)", () => {
