@@ -7,5 +7,5 @@ bash scripts/setup.sh
 source scripts/toolchain.sh
 pnpm -s --filter @mneme/node run build
 rm -rf memory-example
-node packages/node/dist/bin.js review examples/transcript.jsonl --model replay:examples/answers.jsonl --memory memory-example
-node packages/node/dist/bin.js show --memory memory-example
+pnpm -s exec mneme review examples/transcript.jsonl --model replay:examples/answers.jsonl --memory memory-example
+pnpm -s exec mneme show --memory memory-example

@@ -7,7 +7,7 @@
  */
 import { MemoryConfig, Text } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { AiError, LanguageModel } from "effect/ai"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
