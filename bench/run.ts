@@ -29,7 +29,9 @@ for (const [name, suite] of Object.entries(suites)) {
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))
-console.table(figures.map((f) => ({ suite: f.suite, name: f.name, value: round(f.value), unit: f.unit, note: f.note ?? "" })))
+console.table(
+  figures.map((f) => ({ suite: f.suite, name: f.name, value: round(f.value), unit: f.unit, note: f.note ?? "" }))
+)
 const json = JSON.stringify({ node: process.version, at: new Date().toISOString(), figures }, null, 2)
 console.log(json)
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true })
