@@ -7,8 +7,8 @@
 import { MemoryWriteError } from "@mneme/core"
 import { Clock, Context, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
 import { failure, orMissing, writeAtomic } from "./internal/files.ts"
+import * as MemoryRoot from "./internal/memoryRoot.ts"
 import * as Paths from "./internal/paths.ts"
-import * as RootLock from "./internal/rootLock.ts"
 
 /** The failed reviews at one cursor key. */
 export const FailureRecord = Schema.Struct({
@@ -62,17 +62,10 @@ const without = <A>(record: Readonly<Record<string, A>>, key: string): Record<st
   Object.fromEntries(Object.entries(record).filter(([k]) => k !== key))
 
 /** Options of the layer: the memory root, and the writer lock's timings. */
-export interface Options {
-  readonly root: string
-  readonly lock?: RootLock.Options | undefined
-}
+export type Options = MemoryRoot.Options
 
 const make = Effect.fnUntraced(function* (options: Options) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-  const root = path.resolve(options.root)
-  const lock = yield* RootLock.make(root, options.lock)
+  const { fs, path, context, root, lock } = yield* MemoryRoot.open(options)
 
   /** The state file's absolute path, checked to stay inside the root; `undefined` while the root does not exist. */
   const locate = orMissing(fs.realPath(root)).pipe(

@@ -22,8 +22,8 @@ import { Clock, Context, Effect, FileSystem, Layer, Path, Result } from "effect"
 import { failure, orMissing, readText, writeAtomic } from "./internal/files.ts"
 import * as Journal from "./internal/journal.ts"
 import * as Match from "./internal/match.ts"
+import * as MemoryRoot from "./internal/memoryRoot.ts"
 import * as Paths from "./internal/paths.ts"
-import * as RootLock from "./internal/rootLock.ts"
 
 /** Whose memory: an agent's own, or the team's. */
 export type Scope = { readonly kind: "agent"; readonly agentId: string } | { readonly kind: "team" }
@@ -112,10 +112,7 @@ export interface RemoveInput extends Actor {
 }
 
 /** Options of the layer: the memory root, and the writer lock's timings. */
-export interface Options {
-  readonly root: string
-  readonly lock?: RootLock.Options | undefined
-}
+export type Options = MemoryRoot.Options
 
 /** A file as read inside an operation: its view, where it is, and whether it exists. */
 interface Loaded extends FileView {
@@ -156,12 +153,15 @@ const withAdded = (meta: Entry.Metadata, date: string): Entry.Metadata =>
 
 const sizeNote = (size: number, limit: number) => `now ${size} of ${limit} characters`
 
+/** What a change inside the root gives: its outcome, or its errors or a failed write. */
+type Written<E> = Effect.fn.Return<Outcome, E | MemoryWriteError, FileSystem.FileSystem | Path.Path>
+
+/** The size limit of MEMORY.md (no topic) or of a topic file. */
+const limitOf = (settings: MemoryConfig.Settings, topic: string | undefined) =>
+  topic === undefined ? settings.memoryMax : settings.topicMax
+
 const make = Effect.fnUntraced(function* (options: Options) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-  const root = path.resolve(options.root)
-  const lock = yield* RootLock.make(root, options.lock)
+  const { fs, path, context, root, lock } = yield* MemoryRoot.open(options)
 
   /** The root's real path; `undefined` while it does not exist. */
   const realRoot = orMissing(fs.realPath(root)).pipe(Effect.mapError(failure(".", "find the memory root")))
@@ -251,14 +251,16 @@ const make = Effect.fnUntraced(function* (options: Options) {
     return cleaned === undefined ? Effect.fail(new BadTopic({ topic })) : Effect.succeed(cleaned)
   }
 
-  const cleanEntry = Effect.fnUntraced(function* (text: string) {
+  /** What `add` and `replace` write: the entry's text cleaned and vetted, its topic cleaned, and today's date. */
+  const cleanInput = Effect.fnUntraced(function* (input: Pick<AddInput, "text" | "topic">) {
     const settings = yield* MemoryConfig.MemoryConfig
-    const cleaned = Entry.clean(text)
-    const problem = Vet.problem(cleaned, settings)
+    const text = Entry.clean(input.text)
+    const problem = Vet.problem(text, settings)
     if (problem !== undefined) {
       return yield* new Denied({ reason: `memory cannot keep this entry: ${Vet.describe(problem)}` })
     }
-    return cleaned
+    const topic = yield* cleanTopic(input.topic)
+    return { settings, text, topic, date: yield* today(settings.timeZone) }
   })
 
   /**
@@ -291,19 +293,9 @@ const make = Effect.fnUntraced(function* (options: Options) {
   }
 
   const add = Effect.fn("MemoryStore.add")(function* (input: AddInput) {
-    const settings = yield* MemoryConfig.MemoryConfig
-    const text = yield* cleanEntry(input.text)
-    const topic = yield* cleanTopic(input.topic)
-    const date = yield* today(settings.timeZone)
+    const { settings, text, topic, date } = yield* cleanInput(input)
     return yield* change(
-      Effect.fnUntraced(function* ({
-        real,
-        journal
-      }): Effect.fn.Return<
-        Outcome,
-        MemoryFull | TooManyTopics | Denied | MemoryWriteError,
-        FileSystem.FileSystem | Path.Path
-      > {
+      Effect.fnUntraced(function* ({ real, journal }): Written<MemoryFull | TooManyTopics | Denied> {
         const files = yield* readScope(real, input.scope)
         const key = Text.sameKey(text)
         for (const file of files) {
@@ -330,7 +322,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
           : MemoryFile.parse(topic === undefined ? MemoryFile.newMemory : MemoryFile.newTopic(topic))
         const line = Entry.format(text, withAdded(input.meta ?? [], date))
         const content = MemoryFile.render(MemoryFile.insertEntry(base, line, topic === undefined ? "memory" : "topic"))
-        const limit = topic === undefined ? settings.memoryMax : settings.topicMax
+        const limit = limitOf(settings, topic)
         const size = yield* checkSize(target, content, limit)
         let linked: string | undefined
         if (topic !== undefined && !memory.parsed.links.some((link) => link.topic === topic) && !target.exists) {
@@ -357,19 +349,9 @@ const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   const replace = Effect.fn("MemoryStore.replace")(function* (input: ReplaceInput) {
-    const settings = yield* MemoryConfig.MemoryConfig
-    const text = yield* cleanEntry(input.text)
-    const topic = yield* cleanTopic(input.topic)
-    const date = yield* today(settings.timeZone)
+    const { settings, text, topic, date } = yield* cleanInput(input)
     return yield* change(
-      Effect.fnUntraced(function* ({
-        real,
-        journal
-      }): Effect.fn.Return<
-        Outcome,
-        NoMatch | MemoryFull | Denied | MemoryWriteError,
-        FileSystem.FileSystem | Path.Path
-      > {
+      Effect.fnUntraced(function* ({ real, journal }): Written<NoMatch | MemoryFull | Denied> {
         const target = yield* readFile(real, Paths.scopeDir(input.scope), topic)
         const entry = yield* find(target, input.match)
         const before = target.parsed.lines[entry.line] ?? ""
@@ -379,7 +361,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
           return { ...outcome, changed: false, message: `nothing changed: ${target.file} already holds ${quote(text)}` }
         }
         const content = MemoryFile.render(MemoryFile.replaceLine(target.parsed.lines, entry.line, line))
-        const limit = topic === undefined ? settings.memoryMax : settings.topicMax
+        const limit = limitOf(settings, topic)
         const size = yield* checkSize(target, content, limit)
         yield* write(journal, target, content, { ...journalFields("replace", input.scope, input), before, after: line })
         return {
@@ -397,10 +379,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
     const settings = yield* MemoryConfig.MemoryConfig
     const topic = yield* cleanTopic(input.topic)
     return yield* change(
-      Effect.fnUntraced(function* ({
-        real,
-        journal
-      }): Effect.fn.Return<Outcome, NoMatch | Denied | MemoryWriteError, FileSystem.FileSystem | Path.Path> {
+      Effect.fnUntraced(function* ({ real, journal }): Written<NoMatch | Denied> {
         const dir = Paths.scopeDir(input.scope)
         const target = yield* readFile(real, dir, topic)
         const entry = yield* find(target, input.match)
@@ -410,8 +389,7 @@ const make = Effect.fnUntraced(function* (options: Options) {
         const outcome = { op: "remove", changed: true, scope: input.scope, topic, file: target.file, before } as const
         if (topic === undefined || !MemoryFile.isEmptyTopic(MemoryFile.parse(content))) {
           yield* write(journal, target, content, { ...fields, before })
-          const limit = topic === undefined ? settings.memoryMax : settings.topicMax
-          const note = sizeNote(Text.length(content), limit)
+          const note = sizeNote(Text.length(content), limitOf(settings, topic))
           return { ...outcome, message: `removed from ${target.file}: ${quote(entry.text)} (${note})` }
         }
         yield* write(journal, target, undefined, { ...fields, before })
