@@ -102,7 +102,6 @@ const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2)
 
 const ownScope = (agentId: string): MemoryStore.Scope => ({ kind: "agent", agentId })
 const teamScope: MemoryStore.Scope = { kind: "team" }
-const scopeOf = (team: boolean, agentId: string) => (team ? teamScope : ownScope(agentId))
 
 const topicFlag = Flag.String("topic").pipe(
   Flag.withDescription("A topic file instead of MEMORY.md"),
@@ -119,8 +118,16 @@ const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.provide(effect, Layer.mergeAll(MemoryStore.layer({ root: memory }), Cursors.layer({ root: memory })))
   )
 
-const topicOf = (topic: Option.Option<string>) =>
-  Option.match(topic, { onNone: () => ({}), onSome: (t) => ({ topic: t }) })
+/** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */
+const whereFlags = { topic: topicFlag, team: teamFlag }
+
+/** The scope, topic and actor of a change `remember` or `forget` makes, from `--team`, `--topic` and `--agent`. */
+const target = (input: { readonly team: boolean; readonly topic: Option.Option<string> }) =>
+  Effect.map(mneme, (global) => ({
+    scope: input.team ? teamScope : ownScope(global.agent),
+    ...Option.match(input.topic, { onNone: () => ({}), onSome: (topic) => ({ topic }) }),
+    actor: "cli"
+  }))
 
 // ---------------------------------------------------------------------------------------------------------------------
 // review
@@ -231,7 +238,7 @@ const reviewToEnd = Effect.fnUntraced(function* (
 ) {
   const review = yield* MemoryReview.MemoryReview
   const cursors = yield* Cursors.Cursors
-  const key = `chat:${conversationId}`
+  const key = MemoryReview.cursorKey(conversationId)
   const first = lines[0]
   // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
   // where a host's first review would read only its last lines.
@@ -512,20 +519,11 @@ const remember = Command.make(
   "remember",
   {
     text: Argument.String("text").pipe(Argument.withDescription("The fact to keep")),
-    topic: topicFlag,
-    team: teamFlag
+    ...whereFlags
   },
   Effect.fn("mneme.remember")(function* (input) {
-    const global = yield* mneme
     const store = yield* MemoryStore.MemoryStore
-    yield* printOutcome(
-      yield* store.add({
-        scope: scopeOf(input.team, global.agent),
-        ...topicOf(input.topic),
-        text: input.text,
-        actor: "cli"
-      })
-    )
+    yield* printOutcome(yield* store.add({ ...(yield* target(input)), text: input.text }))
   }, withMemory)
 ).pipe(Command.withDescription("Add an entry (nothing changes if memory already holds it)"))
 
@@ -533,20 +531,11 @@ const forget = Command.make(
   "forget",
   {
     match: Argument.String("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
-    topic: topicFlag,
-    team: teamFlag
+    ...whereFlags
   },
   Effect.fn("mneme.forget")(function* (input) {
-    const global = yield* mneme
     const store = yield* MemoryStore.MemoryStore
-    yield* printOutcome(
-      yield* store.remove({
-        scope: scopeOf(input.team, global.agent),
-        ...topicOf(input.topic),
-        match: input.match,
-        actor: "cli"
-      })
-    )
+    yield* printOutcome(yield* store.remove({ ...(yield* target(input)), match: input.match }))
   }, withMemory)
 ).pipe(Command.withDescription("Remove the one entry that matches"))
 

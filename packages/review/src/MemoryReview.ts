@@ -8,7 +8,7 @@ import { type Answer, Backoff, MemoryConfig, type MemoryWriteError } from "@mnem
 import { Context, Effect, FiberMap, Layer, Queue, Semaphore, Stream, SubscriptionRef } from "effect"
 import { Agents } from "./Agents.ts"
 import { Cursors, type LastReview } from "./Cursors.ts"
-import { makeRun, metrics as reviewMetrics, warnings as reviewWarnings } from "./internal/reviewRun.ts"
+import { keyOf, makeRun, metrics as reviewMetrics, warnings as reviewWarnings } from "./internal/reviewRun.ts"
 import { MemoryStore, type View as StoreView } from "./MemoryStore.ts"
 import { ReviewModel } from "./ReviewModel.ts"
 import { Transcript } from "./Transcript.ts"
@@ -18,6 +18,9 @@ export const warnings = reviewWarnings
 
 /** The review's metrics: model calls, failures, changes applied and left out, prompt and answer sizes, tokens. */
 export const metrics = reviewMetrics
+
+/** The key under which the review state (`Cursors`) keeps a conversation's cursor and failure record. */
+export const cursorKey: (conversationId: string) => string = keyOf
 
 /** An entry a review added or removed. */
 export interface Applied {
