@@ -6,6 +6,7 @@
 import { type Lines, TranscriptError } from "@mneme/core"
 import { Agents, Transcript } from "@mneme/review"
 import { Effect, FileSystem, Layer, Path, Result, Schema, SchemaIssue, Stream } from "effect"
+import * as Jsonl from "./internal/jsonl.ts"
 
 const LineJson = Schema.fromJsonString(
   Schema.Struct({
@@ -39,20 +40,11 @@ const parseLine = (source: string, previous: Lines.Line | undefined): Result.Res
 }
 
 /** Parses a JSONL transcript (blank lines skipped), oldest first; the first bad line fails with its number. */
-export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Lines.Line>, TranscriptError> => {
-  const lines: Array<Lines.Line> = []
-  const rows = content.split(/\r\n|\r|\n/)
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index] ?? ""
-    if (row.trim() === "") continue
-    const parsed = parseLine(row, lines.at(-1))
-    if (Result.isFailure(parsed)) {
-      return Result.fail(new TranscriptError({ reason: `${file} line ${index + 1}: ${parsed.failure}` }))
-    }
-    lines.push(parsed.success)
-  }
-  return Result.succeed(lines)
-}
+export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Lines.Line>, TranscriptError> =>
+  Result.mapError(
+    Jsonl.parse(content, parseLine),
+    ({ line, error }) => new TranscriptError({ reason: `${file} line ${line}: ${error}` })
+  )
 
 /** Reads and parses a JSONL transcript file, oldest first. */
 export const read = Effect.fn("FileTranscript.read")(function* (file: string) {

@@ -6,6 +6,7 @@
 import { ModelError } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
 import { Effect, FileSystem, Layer, Ref, Result, Schema } from "effect"
+import * as Jsonl from "./internal/jsonl.ts"
 
 /** One recorded model call: the answer's text, or the error the call failed with. */
 export type Recorded = { readonly answer: string } | { readonly error: string }
@@ -16,24 +17,14 @@ const RecordedJson = Schema.fromJsonString(
 const decodeRecorded = Schema.decodeUnknownResult(RecordedJson)
 
 /** Parses a file of recorded answers (blank lines skipped); the first bad line fails with its number. */
-export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Recorded>, ModelError> => {
-  const recorded: Array<Recorded> = []
-  const rows = content.split(/\r\n|\r|\n/)
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index] ?? ""
-    if (row.trim() === "") continue
-    const decoded = decodeRecorded(row)
-    if (Result.isFailure(decoded)) {
-      return Result.fail(
-        new ModelError({
-          reason: `${file} line ${index + 1} is not a recorded answer: each line is {"answer": "…"} or {"error": "…"}`
-        })
-      )
-    }
-    recorded.push(decoded.success)
-  }
-  return Result.succeed(recorded)
-}
+export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Recorded>, ModelError> =>
+  Result.mapError(
+    Jsonl.parse(content, (row) => decodeRecorded(row)),
+    ({ line }) =>
+      new ModelError({
+        reason: `${file} line ${line} is not a recorded answer: each line is {"answer": "…"} or {"error": "…"}`
+      })
+  )
 
 /** A `ReviewModel` that gives the recorded answers of `file` in order, and fails once they run out. */
 export const layer = (file: string): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem> =>
