@@ -7,7 +7,7 @@ import { Entry, type MemoryFile, Text } from "@mneme/core"
 import { Result } from "effect"
 
 /** The most candidates a failed match lists. */
-export const candidatesMax = 8
+const candidatesMax = 8
 
 /** The one entry `match` names, or the candidates (none when nothing contains it). */
 export const find = (

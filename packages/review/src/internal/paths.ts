@@ -19,7 +19,7 @@ export const scopeDir = (scope: { readonly kind: "team" } | { readonly kind: "ag
   scope.kind === "team" ? "team" : `agents/${agentDir(scope.agentId)}`
 
 /** The entry point of every scope. */
-export const memoryName = "MEMORY.md"
+const memoryName = "MEMORY.md"
 
 /** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
 export const fileOf = (dir: string, topic: string | undefined): string =>
