@@ -326,6 +326,7 @@ describe("add", () => {
         }
       )
       assert.strictEqual(hostSecret._tag, "Denied")
+      assert.strictEqual(hostSecret.message, cases[2][1])
       assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
       assert.strictEqual((yield* at(root, (store) => store.journal())).length, 1)
     }))
@@ -361,7 +362,12 @@ describe("add", () => {
           ),
         settings
       )
+      const grown = Text.length(memory) + Text.length(", and longer still")
       assert.strictEqual(longer._tag, "MemoryFull")
+      assert.strictEqual(
+        longer.message,
+        `agents/ada/MEMORY.md would hold ${grown} of its 120 characters (${Math.round((grown / 120) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+      )
       assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
       const topic = yield* at(
         root,
@@ -417,6 +423,10 @@ describe("add", () => {
         )
       )
       assert.strictEqual(longer._tag, "MemoryFull")
+      assert.match(
+        longer.message,
+        /^team\/MEMORY\.md would hold \d+ of its 4000 characters \(\d{4}%\): remove or shorten/
+      )
       const same = yield* at(root, (store) =>
         store.replace({
           scope: team,
@@ -538,9 +548,11 @@ describe("replace and remove", () => {
       assert.strictEqual(none.message, 'no entry in agents/ada/MEMORY.md holds "rooibos"')
       const empty = yield* at(root, (store) => Effect.flip(store.remove({ scope: own, match: "  ", actor: "t" })))
       assert.strictEqual(empty._tag, "NoMatch")
+      assert.strictEqual(empty.message, 'no entry in agents/ada/MEMORY.md holds "  "')
       const missingTopic = yield* at(root, (store) =>
         Effect.flip(store.remove({ scope: own, topic: "nope", match: "tea", actor: "t" }))
       )
+      assert.strictEqual(missingTopic._tag, "NoMatch")
       assert.strictEqual(missingTopic.message, 'no entry in agents/ada/nope.md holds "tea"')
       assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
       const quoted = yield* at(root, (store) =>
@@ -566,10 +578,12 @@ describe("replace and remove", () => {
         )
       )
       const error = yield* at(root, (store) => Effect.flip(store.remove({ scope: team, match: "note", actor: "t" })))
+      const candidates = Array.from({ length: 8 }, (_, i) => `note ${i}`)
       assert.strictEqual(error._tag, "NoMatch")
-      assert.deepStrictEqual(
-        error._tag === "NoMatch" ? error.candidates : [],
-        Array.from({ length: 8 }, (_, i) => `note ${i}`)
+      assert.deepStrictEqual(error._tag === "NoMatch" ? error.candidates : [], candidates)
+      assert.strictEqual(
+        error.message,
+        `"note" matches several entries in team/MEMORY.md; quote one of them whole:\n${candidates.map((text) => `- ${text}`).join("\n")}`
       )
     }))
 
@@ -713,6 +727,9 @@ describe("hand-edited files", () => {
 })
 
 describe("the root's boundary", () => {
+  /** The end of the message that refuses a path whose link leads outside the root, as a pattern. */
+  const throughLink = "leads through a link to .*, outside the memory root; nothing there is read or written"
+
   test("a scope folder that is a link to a place outside the root is neither read nor written", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
@@ -730,16 +747,14 @@ describe("the root's boundary", () => {
       )
       for (const error of [add, remove]) {
         assert.strictEqual(error._tag, "Denied")
-        assert.match(
-          error.message,
-          /^agents\/eve(\/MEMORY\.md)? leads through a link to .*, outside the memory root; nothing there is read or written$/
-        )
+        assert.match(error.message, new RegExp(`^agents/eve(/MEMORY\\.md)? ${throughLink}$`))
       }
       const load = yield* at(root, (store) => Effect.flip(store.load(scope)))
       assert.strictEqual(load._tag, "MemoryWriteError")
       assert.include(load.message, "outside the memory root")
       const archive = yield* at(root, (store) => Effect.flip(store.archive("eve")))
       assert.strictEqual(archive._tag, "MemoryWriteError")
+      assert.match(archive.message, new RegExp(`^agents/eve: agents/eve ${throughLink}$`))
       assert.deepStrictEqual(yield* listing(outside), ["MEMORY.md"])
       assert.strictEqual(yield* read(outside, "MEMORY.md"), "# Outside\n- secret plans\n")
     }))
@@ -756,12 +771,18 @@ describe("the root's boundary", () => {
         Effect.flip(store.remove({ scope: team, topic: "t", match: "outside", actor: "t" }))
       )
       assert.strictEqual(topic._tag, "Denied")
+      assert.match(topic.message, new RegExp(`^team/t\\.md ${throughLink}$`))
       const load = yield* at(root, (store) => Effect.flip(store.load(team)))
       assert.strictEqual(load._tag, "MemoryWriteError")
+      assert.match(load.message, new RegExp(`^\\.: team/t\\.md ${throughLink}$`))
       yield* fs.remove(`${root}/team/t.md`)
       yield* fs.symlink(`${outside}/journal.jsonl`, `${root}/journal.jsonl`)
       const journal = yield* at(root, (store) => Effect.flip(store.add({ scope: team, text: "x", actor: "t" })))
       assert.strictEqual(journal._tag, "Denied")
+      assert.strictEqual(
+        journal.message,
+        "journal.jsonl is a link that leads nowhere; nothing there is read or written"
+      )
       assert.strictEqual(yield* read(root, "team/MEMORY.md"), "# Memory\n\n## Index\n")
       yield* fs.remove(`${root}/journal.jsonl`)
       yield* fs.symlink(`${outside}/t.md`, `${root}/agents-md-link`)
@@ -771,6 +792,7 @@ describe("the root's boundary", () => {
         Effect.flip(store.add({ scope: { kind: "agent", agentId: "bob" }, text: "x", actor: "t" }))
       )
       assert.strictEqual(memory._tag, "Denied")
+      assert.match(memory.message, new RegExp(`^agents/bob/MEMORY\\.md ${throughLink}$`))
       assert.deepStrictEqual(yield* listing(outside), ["t.md"])
       assert.strictEqual(yield* read(outside, "t.md"), "# t\n- outside fact\n")
     }))

@@ -130,6 +130,7 @@ it.effect("the default timeout is 120 seconds", () =>
     assert.isUndefined(fiber.pollUnsafe())
     yield* TestClock.adjust("1 second")
     const error = yield* Fiber.join(fiber).pipe(Effect.flip)
+    assert.strictEqual(error._tag, "ModelError")
     assert.strictEqual(error.message, "the model failed: no answer within 120 seconds")
   })
 )

@@ -124,8 +124,12 @@ describe("the writer lock", () => {
       const root = yield* tempRoot
       yield* writeLock(root, "")
       const error = yield* Effect.flip(add(root, "x", "200 millis"))
-      assert.include(error.message, "the memory root is busy: an unknown writer has held its lock")
-      const old = new Date(Date.now() - 60_000)
+      assert.strictEqual(error._tag, "MemoryWriteError")
+      assert.strictEqual(
+        error.message,
+        `.lock: the memory root is busy: an unknown writer has held its lock for over 200ms; if no writer is running, delete ${yield* lockFile(root)}`
+      )
+      const old = new Date((yield* Clock.currentTimeMillis) - 60_000)
       yield* fs.utimes(yield* lockFile(root), old, old)
       assert.isTrue((yield* add(root, "x", "1 second")).changed)
       yield* noLockLeft(root)
@@ -142,8 +146,12 @@ describe("the writer lock", () => {
       yield* fs.writeFileString(target, precious)
       yield* fs.symlink(target, yield* lockFile(root))
       const error = yield* Effect.flip(add(root, "x", "200 millis"))
-      assert.include(error.message, "the memory root is busy: an unknown writer")
-      const old = new Date(Date.now() - 60_000)
+      assert.strictEqual(error._tag, "MemoryWriteError")
+      assert.strictEqual(
+        error.message,
+        `.lock: the memory root is busy: an unknown writer has held its lock for over 200ms; if no writer is running, delete ${yield* lockFile(root)}`
+      )
+      const old = new Date((yield* Clock.currentTimeMillis) - 60_000)
       lutimesSync(yield* lockFile(root), old, old)
       assert.isTrue((yield* add(root, "x", "1 second")).changed)
       yield* noLockLeft(root)
@@ -160,6 +168,7 @@ describe("the writer lock", () => {
         )
       )
       assert.strictEqual(error._tag, "NoMatch")
+      assert.strictEqual(error.message, 'no entry in team/MEMORY.md holds "nothing"')
       yield* noLockLeft(root)
       yield* Cursors.Cursors.use((cursors) => cursors.setCursor("chat:a", 1)).pipe(
         Effect.provide(Cursors.layer({ root }))
