@@ -142,6 +142,7 @@ describe("Answer.parse", () => {
     Effect.gen(function* () {
       const answer = "a".repeat(119) + "😀😀 no JSON here"
       const error = yield* Effect.flip(Answer.parse(answer))
+      assert.strictEqual(error._tag, "MalformedAnswer")
       assert.strictEqual(error.excerpt, "a".repeat(119) + "😀")
       const chinese = "不".repeat(200) + " {oops}"
       assert.strictEqual((yield* Effect.flip(Answer.parse(chinese))).excerpt, "不".repeat(120))
@@ -152,6 +153,7 @@ describe("Answer.parse", () => {
     Effect.gen(function* () {
       const answer = `{"changes": [{"op": "add", "text": "${"a".repeat(1_000_000)}", "team": 1}]}`
       const error = yield* Effect.flip(Answer.parse(answer))
+      assert.strictEqual(error._tag, "MalformedAnswer")
       assert.strictEqual(error.reason, "changes[0].team: expected boolean")
       assert.strictEqual(error.excerpt.length, 120)
     })

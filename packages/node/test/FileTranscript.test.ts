@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { Agents, Transcript } from "@mneme/review"
-import { Effect, Exit, FileSystem, Path, Result, Stream } from "effect"
+import { Effect, FileSystem, Path, Result, Stream } from "effect"
 import * as FileTranscript from "../src/FileTranscript.ts"
 
 const failure = (content: string): string => {
@@ -62,8 +62,12 @@ describe("FileTranscript.layer", () => {
       assert.strictEqual(yield* transcript.anchor("chat", 2), "chat #2")
       assert.deepStrictEqual(yield* agents.get("ada"), { id: "ada", name: "ada", mayWriteTeam: true })
       assert.isUndefined(yield* agents.get("bob"))
-      const other = yield* Effect.exit(transcript.agentOf("elsewhere"))
-      assert.isTrue(Exit.isFailure(other))
+      const other = yield* Effect.flip(transcript.agentOf("elsewhere"))
+      assert.strictEqual(other._tag, "TranscriptError")
+      assert.strictEqual(
+        other.message,
+        'the transcript could not be read: no conversation "elsewhere" in this transcript file'
+      )
     }).pipe(Effect.provide(ports))
   )
 

@@ -234,6 +234,7 @@ it.live("a 401 with no key asks for one; a plain-text error body is quoted", () 
   Effect.gen(function* () {
     const server = yield* stub(json(401, "Unauthorized\n"))
     const error = yield* generate(settings(server.baseUrl, { apiKey: undefined })).pipe(Effect.flip)
+    assert.strictEqual(error._tag, "ModelError")
     assert.strictEqual(
       error.message,
       "the model failed: the server wants an API key (HTTP 401: Unauthorized): set MNEME_API_KEY"
@@ -249,15 +250,24 @@ it.live("gives effect/ai's error reasons to LanguageModel users", () =>
       json(429, {}, { "retry-after": "0" })
     )
     const missing = yield* generateRaw(settings(server.baseUrl)).pipe(Effect.flip)
+    assert.strictEqual(missing._tag, "AiError")
     assert.strictEqual(missing.reason._tag, "InvalidRequestError")
     assert.include(missing.message, "no such model or endpoint (HTTP 404: model 'x' not found, from POST")
     const auth = yield* generateRaw(settings(server.baseUrl)).pipe(Effect.flip)
+    assert.strictEqual(auth._tag, "AiError")
     assert.strictEqual(auth.reason._tag, "AuthenticationError")
+    assert.strictEqual(
+      auth.message,
+      "OpenAiCompat.generateText: InvalidKey: Verify your API key is correct. the server refused the API key (HTTP 401: {}): check MNEME_API_KEY"
+    )
     const limited = yield* generateRaw(settings(server.baseUrl)).pipe(Effect.flip)
+    assert.strictEqual(limited._tag, "AiError")
     assert.strictEqual(limited.reason._tag, "RateLimitError")
+    assert.strictEqual(limited.message, "OpenAiCompat.generateText: Rate limit exceeded. Retry after 0")
     assert.strictEqual(server.hits.length, 6, "one 404, one 401, and the 429 tried four times")
     const slow = yield* stub(hang)
     const late = yield* generateRaw(settings(slow.baseUrl, { timeout: "200 millis" })).pipe(Effect.flip)
+    assert.strictEqual(late._tag, "AiError")
     assert.strictEqual(late.reason._tag, "NetworkError")
     assert.include(late.message, "no answer within 0.2 seconds")
   })
@@ -355,6 +365,7 @@ it.live("the API key never appears in an error or a log, even when the server re
       Effect.flip
     )
     assert.strictEqual(server.hits[1]!.headers.authorization, `Bearer ${key}`)
+    assert.strictEqual(error._tag, "ModelError")
     assert.strictEqual(
       error.message,
       "the model failed: the server refused the API key (HTTP 401: bad key [redacted]): check MNEME_API_KEY"
@@ -399,10 +410,12 @@ it.live("reads its settings from the environment", () =>
       [undefined, undefined, "auto", "default"]
     )
     const missing = yield* read({ MNEME_BASE_URL: "http://127.0.0.1:8080/v1" }).pipe(Effect.flip)
-    assert.include(String(missing), "MNEME_MODEL")
+    assert.strictEqual(missing._tag, "ConfigError")
+    assert.include(missing.message, "MNEME_MODEL")
     const bad = yield* read({ MNEME_BASE_URL: "http://x/v1", MNEME_MODEL: "m", MNEME_REASONING: "off" }).pipe(
       Effect.flip
     )
-    assert.include(String(bad), "MNEME_REASONING")
+    assert.strictEqual(bad._tag, "ConfigError")
+    assert.include(bad.message, "MNEME_REASONING")
   })
 )
