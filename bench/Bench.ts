@@ -1,6 +1,8 @@
 /**
- * The benchmark harness: time a function until enough samples are taken, and the figure every suite reports.
+ * The benchmark harness: time a function until enough samples are taken, the figure every suite reports, and the
+ * entry line the suites fill memory files with.
  */
+import { Entry } from "@mneme/core"
 import { performance } from "node:perf_hooks"
 
 /** One measured figure. */
@@ -23,6 +25,14 @@ export interface Timing {
   readonly runs: number
 }
 
+/** The median and mean of timed samples, in milliseconds, and the runs per second. */
+export const summarize = (samples: ReadonlyArray<number>): Timing => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const total = sorted.reduce((sum, s) => sum + s, 0)
+  const medianMs = sorted[Math.floor(sorted.length / 2)] ?? 0
+  return { medianMs, meanMs: total / sorted.length, opsPerSec: 1000 / (total / sorted.length), runs: sorted.length }
+}
+
 /** Runs `fn` (after a warm-up) until `minMs` have passed and at least `minRuns` runs are done. */
 export const time = async (
   fn: () => unknown,
@@ -39,11 +49,15 @@ export const time = async (
     await fn()
     samples.push(performance.now() - t0)
   }
-  samples.sort((a, b) => a - b)
-  const total = samples.reduce((sum, s) => sum + s, 0)
-  const medianMs = samples[Math.floor(samples.length / 2)] ?? 0
-  return { medianMs, meanMs: total / samples.length, opsPerSec: 1000 / (total / samples.length), runs: samples.length }
+  return summarize(samples)
 }
+
+/** A typical entry line, numbered so no two are the same, with its source and date. */
+export const fact = (i: number): string =>
+  Entry.format(`The user's fact number ${i} is about tea, trains and the weekly planning meeting`, [
+    ["source", `part 2 #${100 + i}`],
+    ["added", "2026-11-06"]
+  ])
 
 /** The slope of log(y) against log(x), fitted by least squares: 1 means linear growth. */
 export const logLogSlope = (points: ReadonlyArray<readonly [x: number, y: number]>): number => {

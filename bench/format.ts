@@ -3,7 +3,7 @@
  * from 1k to 1M characters, whose log-log slope shows the parse grows linearly.
  */
 import { Entry, MemoryFile } from "@mneme/core"
-import { logLogSlope, time, type Figure, type Suite } from "./Bench.ts"
+import { fact, logLogSlope, time, type Figure, type Suite } from "./Bench.ts"
 
 /** Lines from `make(i)` until the text reaches `size` characters. */
 const fill = (head: string, size: number, make: (i: number) => string): string => {
@@ -11,12 +11,6 @@ const fill = (head: string, size: number, make: (i: number) => string): string =
   for (let i = 0; text.length < size; i++) text += make(i) + "\n"
   return text
 }
-
-const fact = (i: number) =>
-  Entry.format(`The user's fact number ${i} is about tea, trains and the weekly planning meeting`, [
-    ["source", `part 2 #${100 + i}`],
-    ["added", "2026-11-06"]
-  ])
 
 const links = Array.from({ length: 12 }, (_, i) => `- [[topic-${i}]]`).join("\n")
 const memory =

@@ -94,8 +94,9 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
     turn++
     yield* host.append("c1", { who: "user", text: userLine(turn) }, { who: "agent", text: "Noted. ".repeat(80) })
     const outcome = yield* (yield* MemoryReview.MemoryReview).reviewNow("c1")
-    if (outcome.edited.length !== 8)
-      throw new Error(`a pass applied ${outcome.edited.length} changes: ${outcome.reason}`)
+    if (outcome.edited.length !== 8) {
+      return yield* Effect.die(new Error(`a pass applied ${outcome.edited.length} changes: ${outcome.reason}`))
+    }
   })
   try {
     await runtime.runPromise(

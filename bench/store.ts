@@ -3,30 +3,17 @@
  * operation: lock, re-read, check, atomic flushed write, journal line), and loading a full scope of 40 topics.
  */
 import { NodeServices } from "@effect/platform-node"
-import { Entry, MemoryConfig } from "@mneme/core"
+import { MemoryConfig } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect, FileSystem, Path } from "effect"
 import { performance } from "node:perf_hooks"
-import { time, type Figure, type Suite } from "./Bench.ts"
-
-const fact = (i: number) =>
-  Entry.format(`The user's fact number ${i} is about tea, trains and the weekly planning meeting`, [
-    ["source", `part 2 #${100 + i}`],
-    ["added", "2026-11-06"]
-  ])
+import { fact, summarize, time, type Figure, type Suite } from "./Bench.ts"
 
 /** Entry lines from `make(i)` after `head` until the text is within `room` characters of `size`. */
 const fill = (head: string, size: number, room: number, make: (i: number) => string): string => {
   let text = head
   for (let i = 0; text.length + (make(i).length + 1) <= size - room; i++) text += make(i) + "\n"
   return text
-}
-
-/** Medians and rates of timed samples, in milliseconds. */
-const summary = (samples: ReadonlyArray<number>) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const mean = sorted.reduce((sum, s) => sum + s, 0) / sorted.length
-  return { medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0, opsPerSec: 1000 / mean, runs: sorted.length }
 }
 
 const rounds = 60
@@ -60,7 +47,7 @@ const program = Effect.gen(function* () {
   const sizes = yield* store.load(scope)
   const figures: Array<Figure> = []
   const report = (name: string, samples: ReadonlyArray<number>, note: string) => {
-    const { medianMs, opsPerSec, runs } = summary(samples)
+    const { medianMs, opsPerSec, runs } = summarize(samples)
     figures.push(
       { suite: "store", name: `${name}`, value: opsPerSec, unit: "ops/s", note: `${note}; ${runs} runs` },
       { suite: "store", name: `${name}, median`, value: medianMs, unit: "ms" }
