@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
 import * as Selection from "../src/Selection.ts"
 
@@ -16,11 +17,91 @@ const entry = (
 
 const texts = (shown: ReadonlyArray<Selection.Shown>) => shown.map((e) => e.text)
 
+/** The words of SPEC 4.3 the plain way: the text lower-cased whole, read code point by code point, words as strings. */
+const referenceWords = (text: string): Array<string> => {
+  const found: Array<string> = []
+  let run = ""
+  let previousHan: string | undefined
+  for (const char of text.toLowerCase()) {
+    const han = /\p{Script=Han}/u.test(char)
+    if (!han && /\p{Script=Latin}/u.test(char)) run += char
+    else {
+      if (run.length >= 3) found.push(run)
+      run = ""
+    }
+    if (han && previousHan !== undefined) found.push(previousHan + char)
+    previousHan = han ? char : undefined
+  }
+  if (run.length >= 3) found.push(run)
+  return found
+}
+
+/** `choose` the plain way: sets of words, a sort with a comparator, `added` read with a regex. */
+const referenceChoose = (
+  input: Parameters<typeof Selection.choose>[0],
+  budget: number
+): ReturnType<typeof Selection.choose> => {
+  const user = new Set(referenceWords(input.userText))
+  const added = (meta: Selection.Candidate["meta"]) => {
+    const value = meta.find(([key]) => key.toLowerCase() === "added")?.[1] ?? ""
+    return /^\d{4}-\d{2}-\d{2}$/.test(value) ? Number(value.replaceAll("-", "")) : 0
+  }
+  const ranked = input.topics
+    .map((entry, i) => ({ entry, i, shared: new Set(referenceWords(entry.text).filter((w) => user.has(w))).size }))
+    .sort((a, b) => b.shared - a.shared || added(b.entry.meta) - added(a.entry.meta) || a.i - b.i)
+  const topics: Array<Selection.Candidate> = []
+  let used = 0
+  for (const { entry } of ranked) {
+    used += [...entry.text].length
+    if (used > budget) break
+    topics.push(entry)
+  }
+  const shown = [...input.own, ...input.team, ...topics].map((entry, i) => ({ ...entry, number: i + 1 }))
+  return { shown, hidden: input.topics.length - topics.length }
+}
+
+/**
+ * Text of Latin (ASCII, accented, İ that lower-cases to two code points, astral), Han (main block, others, astral)
+ * and other characters, lone surrogates among them.
+ */
+const mixedText = fc
+  .array(
+    fc.constantFrom(
+      ...["tea", "Tea", "TEA", "kyoto", "Kyoto", "café", "CAFÉ", "é", "É", "ß", "ẞ", "İ", "i", "ı", "\u212A", "Å"],
+      ...["ǅ", "ﬀ", "ſ", "\u{10780}", "\u{1DF00}", "Σ", "Ω", "😀", "\uD800", "\uDC00", " ", ".", "\n", "a", "b", "x"],
+      ...["茶", "绿茶", "喜欢", "㐀", "𠀀", "𠀁"]
+    ),
+    { maxLength: 12 }
+  )
+  .map((pieces) => pieces.join(""))
+
 describe("Selection.words", () => {
   it("takes Latin words of three or more letters in lower case, and pairs of adjacent Han characters", () => {
     assert.deepStrictEqual(Selection.words("I go to Café Über, OK? tea"), ["café", "über", "tea"])
     assert.deepStrictEqual(Selection.words("我喜欢喝茶。茶"), ["我喜", "喜欢", "欢喝", "喝茶"])
     assert.deepStrictEqual(Selection.words("𠀀𠀁 x"), ["𠀀𠀁"])
+  })
+
+  it("lower-cases as the whole text would: İ gives i and a dot, which ends a word", () => {
+    assert.deepStrictEqual(Selection.words("ABİCDE İstanbul"), ["abi", "cde", "stanbul"])
+    assert.deepStrictEqual(Selection.words("\u212Aelvin ẞtraße"), ["kelvin", "ßtraße"])
+  })
+
+  it("keeps no more units of a code point than it has, so a text's length is room enough for its words", () => {
+    const wordChar = /[\p{Script=Latin}\p{Script=Han}]/u
+    for (let c = 0; c <= 0x10ffff; c++) {
+      const char = String.fromCodePoint(c)
+      const lower = char.toLowerCase()
+      if (lower !== char) assert.isAtMost([...lower].filter((x) => wordChar.test(x)).join("").length, char.length)
+    }
+    assert.deepStrictEqual(Selection.words("İ".repeat(5) + "A".repeat(100_000)), ["a".repeat(100_000)])
+  })
+
+  it("property: the same words as lower-casing the whole text and reading it code point by code point", () => {
+    fc.assert(
+      fc.property(mixedText, (text) => assert.deepStrictEqual(Selection.words(text), referenceWords(text))),
+      { numRuns: 2_000 }
+    )
   })
 })
 
@@ -140,6 +221,56 @@ describe("Selection.choose", () => {
     const { shown, hidden } = Selection.choose({ own: [], team: [], topics, userText: "" }, { shownTopicsBudget: 100 })
     assert.deepStrictEqual(texts(shown), ["😀".repeat(60)])
     assert.strictEqual(hidden, 2)
+  })
+
+  it("counts a word only when its letters are the same, not when its hash is", () => {
+    // "tcbua" and "xbaee" have the same hash in the table the user's words are kept in.
+    const topics = [entry("xbaee", { added: "2026-01-02" }), entry("tcbua", { added: "2026-01-01" })]
+    const { shown } = Selection.choose({ own: [], team: [], topics, userText: "tcbua" }, settings)
+    assert.deepStrictEqual(texts(shown), ["tcbua", "xbaee"])
+  })
+
+  it("matches among thousands of distinct words of the user's", () => {
+    const word = (i: number) =>
+      Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** k) % 26))).join("")
+    const han = (i: number) => String.fromCharCode(0x4e00 + i, 0x4e00 + i + 1)
+    const userText = Array.from({ length: 3_000 }, (_, i) => `${word(i * 7)} ${han(i * 3)}`).join(" ")
+    const topics = Array.from({ length: 300 }, (_, i) =>
+      entry(`${word(i * 11)} ${word(i * 13)} ${han(i * 5)}${han(i * 3)} ${word(i)}`, {
+        added: `2026-01-0${1 + (i % 9)}`
+      })
+    )
+    const input = { own: [], team: [], topics, userText }
+    assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(input, settings.shownTopicsBudget))
+  })
+
+  it("property: chooses as sets of words, a sort and a regex would", () => {
+    const candidate = fc.record({
+      scope: fc.constantFrom<Selection.Candidate["scope"]>("own", "team"),
+      topic: fc.constantFrom(undefined, "travel", "food"),
+      text: mixedText,
+      meta: fc.array(
+        fc.tuple(
+          fc.constantFrom("added", "Added", "ADDED", "source", "addeds"),
+          fc.constantFrom("2026-01-01", "2025-12-31", "2026-1-01", "soon", "", "2026-01-01x", "２０２６-01-01")
+        ),
+        { maxLength: 3 }
+      )
+    })
+    fc.assert(
+      fc.property(
+        fc.array(candidate, { maxLength: 2 }),
+        fc.array(candidate, { maxLength: 2 }),
+        fc.array(candidate, { maxLength: 12 }),
+        fc.array(mixedText, { maxLength: 3 }).map((lines) => lines.join("\n")),
+        fc.integer({ min: 0, max: 80 }),
+        (own, team, topics, userText, budget) => {
+          const input = { own, team, topics, userText }
+          assert.deepStrictEqual(Selection.choose(input, { shownTopicsBudget: budget }), referenceChoose(input, budget))
+        }
+      ),
+      { numRuns: 2_000 }
+    )
   })
 
   it("shows nothing of the topics when the budget is spent on the first one", () => {
