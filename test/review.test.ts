@@ -97,6 +97,22 @@ describe("an answer that cannot land", () => {
     )
   }
 
+  it.effect("a line the host's own secret test finds secret is kept from the model whole", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* Kit.append({ seq: 10, who: "user", text: "My door badge is BADGE-4821" })
+      yield* Kit.append({ seq: 11, who: "user", text: "I prefer dark mode" })
+      yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "add", text: "The user prefers dark mode" }))
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome.ok, true)
+      const [request] = yield* Kit.requests
+      assert.notInclude(request!.request, "BADGE-4821")
+      assert.include(request!.request, "[secret]")
+      assert.include(request!.request, "dark mode")
+      assert.strictEqual(yield* Kit.cursor, 11)
+    }).pipe(Effect.provide(Kit.layer({ settings: { isSecret: (text) => text.includes("BADGE-") } })))
+  )
+
   it.effect("a full file is remembered while the rest of the answer is tried, then fails the review", () =>
     Effect.gen(function* () {
       yield* Kit.setUp()

@@ -21,9 +21,16 @@ export const middleMarker = " […] "
 /** Put at the end of any other line that was cut. */
 export const endMarker = " […]"
 
-/** The line's text for the prompt: secrets masked, then cut per SPEC 4.2, never splitting a surrogate pair. */
-export const cut = (line: Line, settings: Pick<Settings, "userLineMax" | "otherLineMax">): string => {
-  const text = Text.wellFormed(Secret.redact(line.text))
+/** What cutting a line reads of the settings: the limits, and the host's own secret test when it has one. */
+export type CutSettings = Pick<Settings, "userLineMax" | "otherLineMax"> & { readonly isSecret?: Settings["isSecret"] }
+
+/**
+ * The line's text for the prompt: secrets masked, then cut per SPEC 4.2, never splitting a surrogate pair. The host's
+ * own secret test can only say yes or no, so a line it still finds secret once masked is masked whole.
+ */
+export const cut = (line: Line, settings: CutSettings): string => {
+  const masked = Secret.redact(line.text)
+  const text = settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
   const max = line.who === "user" ? settings.userLineMax : settings.otherLineMax
   const size = Text.length(text)
   if (size <= max) return text
@@ -48,7 +55,7 @@ export const label = (line: Line, agentName: string): string => {
  */
 export const fit = (
   lines: ReadonlyArray<Line>,
-  settings: Pick<Settings, "userLineMax" | "otherLineMax" | "newLinesBudget">
+  settings: CutSettings & Pick<Settings, "newLinesBudget">
 ): { readonly taken: ReadonlyArray<Line>; readonly rest: ReadonlyArray<Line> } => {
   let used = 0
   let count = 0

@@ -119,7 +119,7 @@ export const request = (
     readonly lines: ReadonlyArray<Lines.Line>
     readonly moreFollow: boolean
   },
-  settings: Pick<Settings, "userLineMax" | "otherLineMax" | "interfaceLanguage">
+  settings: Lines.CutSettings & Pick<Settings, "interfaceLanguage">
 ): string => {
   const { agent } = input
   const line = (l: Lines.Line, text: string) => `${Lines.label(l, agent.name)}: ${quote(text)}`

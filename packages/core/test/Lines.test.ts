@@ -63,6 +63,16 @@ describe("Lines.cut", () => {
     assert.include(Lines.cut(user("my key is " + key + " for the staging server"), settings), "for the staging server")
   })
 
+  it("masks a line whole when the host's own secret test still finds it secret once masked", () => {
+    const badge = (text: string) => /BADGE-\d{4}/.test(text)
+    assert.strictEqual(
+      Lines.cut(user("my door badge is BADGE-4821, and I like tea"), { ...settings, isSecret: badge }),
+      "[secret]"
+    )
+    assert.strictEqual(Lines.cut(user("I like tea"), { ...settings, isSecret: badge }), "I like tea")
+    assert.strictEqual(Lines.cut(user("my door badge is BADGE-4821"), settings), "my door badge is BADGE-4821")
+  })
+
   it("masks a secret that spans the cut, so no part of it is left on either side", () => {
     const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"
     const head = Math.ceil(((3_000 - Text.length(Lines.middleMarker)) * 2) / 3)
