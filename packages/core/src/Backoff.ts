@@ -5,21 +5,22 @@
  * from and written to a store the caller gives, so a restart does not buy more calls. A success at the key, or a
  * user line newer than any the failed tries saw, starts the count again.
  */
-import { Clock, Duration, Effect, Pull, Ref, Schedule } from "effect"
+import { Clock, Duration, Effect, Pull, Ref, Schedule, Schema } from "effect"
+
+/** What is remembered of the failed reviews at one cursor key (one schema, kept in the review state as it is). */
+export const FailureRecord = Schema.Struct({
+  /** The cursor the failures happened at (`null`: none yet). */
+  cursor: Schema.NullOr(Schema.Number),
+  /** The newest user line those tries saw. */
+  newestUserSeq: Schema.Number,
+  /** When each failed review there ended, epoch ms, oldest first: the policy is stepped with these times. */
+  times: Schema.Array(Schema.Number),
+  /** Whether the stop was warned. */
+  stopWarned: Schema.Boolean
+})
 
 /** What is remembered of the failed reviews at one cursor key. */
-export interface FailureRecord {
-  /** The cursor the failures happened at (`null`: none yet). */
-  readonly cursor: number | null
-  /** The newest user line those tries saw. */
-  readonly newestUserSeq: number
-  /** How many reviews failed there. */
-  readonly failures: number
-  /** Whether the stop was warned. */
-  readonly stopWarned: boolean
-  /** When the latest failure happened, epoch ms. */
-  readonly at: number
-}
+export type FailureRecord = typeof FailureRecord.Type
 
 /** Where a review stands: the cursor its new lines follow and the newest user line among them. */
 export interface Position {

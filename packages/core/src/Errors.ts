@@ -1,18 +1,35 @@
 /**
  * The typed errors of mneme. Each is a `Schema.TaggedError` with a message a person can act on; hosts handle them
- * with `Effect.catchTag`. Nothing in mneme is thrown.
+ * with `Effect.catchTag`, and the two errors with several causes (`StorageError`, `Denied`) carry a tagged `reason`
+ * that `Effect.catchReason` can pick out. Nothing in mneme is thrown.
  */
-import { Schema } from "effect"
+import { DateTime, Predicate, Schema } from "effect"
+
+const TypeId = "~@mneme/core/Error" as const
+
+/** Whether a value is one of mneme's typed errors (a caller maps them to an exit code or a tool result). */
+export const isMnemeError = (u: unknown): u is MnemeError => Predicate.hasProperty(u, TypeId)
+
+const quote = (text: string) => JSON.stringify(text)
+
+const grouped = new Intl.NumberFormat("en-US")
+
+/** A count written as people read it: `4,000`. */
+const n = (value: number) => grouped.format(value)
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The model's answer
 
 /** The model's answer is not one JSON object with a well-formed `changes` list. */
 export class MalformedAnswer extends Schema.TaggedError<MalformedAnswer>()("MalformedAnswer", {
   /** What is wrong with it. */
   reason: Schema.String,
-  /** The first 120 characters of the answer. */
+  /** The first 120 characters of the answer, secrets masked. */
   excerpt: Schema.String
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
-    return `the model's answer is not a list of changes (${this.reason}): ${JSON.stringify(this.excerpt)}`
+    return `the model's answer is not a list of changes (${this.reason}): ${quote(this.excerpt)}`
   }
 }
 
@@ -21,21 +38,26 @@ export class UnlistedEntry extends Schema.TaggedError<UnlistedEntry>()("Unlisted
   entry: Schema.Number,
   listed: Schema.Number
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
-    return `the model's answer names entry ${this.entry}, but the review listed ${this.listed} entr${
+    return `the model's answer names entry ${this.entry}, but the review listed ${n(this.listed)} entr${
       this.listed === 1 ? "y" : "ies"
     }`
   }
 }
 
-/** An `add` in the model's answer names a topic that cannot be a topic name. */
+/** A topic name that cannot be one (`topic` is shown as given, secrets masked). */
 export class BadTopic extends Schema.TaggedError<BadTopic>()("BadTopic", {
   topic: Schema.String
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
-    return `${JSON.stringify(this.topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory"`
+    return `${quote(this.topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret`
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Changing memory
 
 /** A change would take a file past its size. */
 export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
@@ -46,9 +68,10 @@ export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
   /** Its limit, in characters. */
   limit: Schema.Number
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
     const percent = Math.round((this.size / this.limit) * 100)
-    return `${this.file} would hold ${this.size} of its ${this.limit} characters (${percent}%): remove or shorten entries, or move details into a topic, to make room`
+    return `${this.file} would hold ${n(this.size)} of its ${n(this.limit)} characters (${percent}%): remove or shorten entries, or move details into a topic, to make room`
   }
 }
 
@@ -59,21 +82,63 @@ export class NoMatch extends Schema.TaggedError<NoMatch>()("NoMatch", {
   /** Up to eight entries that contain the match (several found) or none (nothing found). */
   candidates: Schema.Array(Schema.String)
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
     return this.candidates.length === 0
-      ? `no entry in ${this.file} holds ${JSON.stringify(this.match)}`
-      : `${JSON.stringify(this.match)} matches several entries in ${this.file}; quote one of them whole:\n${this.candidates
+      ? `no entry in ${this.file} holds ${quote(this.match)}`
+      : `${quote(this.match)} matches several entries in ${this.file}; quote one of them whole:\n${this.candidates
           .map((text) => `- ${text}`)
           .join("\n")}`
   }
 }
 
-/** A change is not allowed: team memory by an agent that may not write it, an entry memory cannot keep, a path outside the root. */
-export class Denied extends Schema.TaggedError<Denied>()("Denied", {
-  reason: Schema.String
+/** The entry is empty once cleaned. */
+export class EmptyEntry extends Schema.TaggedError<EmptyEntry>()("EmptyEntry", {}) {
+  override get message() {
+    return "memory cannot keep this entry: the entry is empty"
+  }
+}
+
+/** The entry is longer than an entry may be. */
+export class TooLong extends Schema.TaggedError<TooLong>()("TooLong", {
+  /** Its length, in characters. */
+  length: Schema.Number,
+  max: Schema.Number
 }) {
   override get message() {
-    return this.reason
+    return `memory cannot keep this entry: the entry is ${n(this.length)} characters, over the limit of ${n(this.max)}`
+  }
+}
+
+/** The entry looks like a secret. */
+export class SecretEntry extends Schema.TaggedError<SecretEntry>()("SecretEntry", {}) {
+  override get message() {
+    return "memory cannot keep this entry: it looks like a secret (a key, password or ID number), which memory never keeps"
+  }
+}
+
+/** The agent may not write team memory. */
+export class TeamMemory extends Schema.TaggedError<TeamMemory>()("TeamMemory", {
+  agentId: Schema.String
+}) {
+  override get message() {
+    return `the agent ${quote(this.agentId)} may not change team memory`
+  }
+}
+
+/** Why a change is not allowed. */
+export const DeniedReason = Schema.Union([EmptyEntry, TooLong, SecretEntry, TeamMemory])
+
+/** Why a change is not allowed. */
+export type DeniedReason = typeof DeniedReason.Type
+
+/** A change is not allowed: an entry memory cannot keep, or team memory by an agent that may not write it. */
+export class Denied extends Schema.TaggedError<Denied>()("Denied", {
+  reason: DeniedReason
+}) {
+  readonly [TypeId] = TypeId
+  override get message() {
+    return this.reason.message
   }
 }
 
@@ -82,10 +147,27 @@ export class TooManyTopics extends Schema.TaggedError<TooManyTopics>()("TooManyT
   scope: Schema.String,
   limit: Schema.Number
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
-    return `${this.scope} already has ${this.limit} topics: add to an existing topic, or remove one first`
+    return `${this.scope} already has ${n(this.limit)} topics: add to an existing topic, or remove one first`
   }
 }
+
+/** A journaled change cannot be undone: the file no longer holds what the journal says the change wrote. */
+export class NotUndoable extends Schema.TaggedError<NotUndoable>()("NotUndoable", {
+  /** The file, relative to the memory root. */
+  file: Schema.String,
+  /** What is in the way, in words. */
+  detail: Schema.String
+}) {
+  readonly [TypeId] = TypeId
+  override get message() {
+    return `cannot undo the change to ${this.file}: ${this.detail}; nothing was changed`
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The model and the transcript
 
 /** The model could not give an answer. */
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
@@ -93,6 +175,7 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   /** Whether trying the same call again may help (a connection error, 429, 5xx). */
   retryable: Schema.optionalKey(Schema.Boolean)
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
     return `the model failed: ${this.reason}`
   }
@@ -102,17 +185,171 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
 export class TranscriptError extends Schema.TaggedError<TranscriptError>()("TranscriptError", {
   reason: Schema.String
 }) {
+  readonly [TypeId] = TypeId
   override get message() {
     return `the transcript could not be read: ${this.reason}`
   }
 }
 
-/** A memory file could not be read or written. */
-export class MemoryWriteError extends Schema.TaggedError<MemoryWriteError>()("MemoryWriteError", {
+// ---------------------------------------------------------------------------------------------------------------------
+// Storage
+
+/** Who holds a memory root's writer lock, as far as its lock says. */
+export const LockHolder = Schema.Struct({
+  pid: Schema.Number,
+  host: Schema.String,
+  /** When it took the lock, epoch ms. */
+  since: Schema.Number
+})
+
+/** Who holds a memory root's writer lock. */
+export type LockHolder = typeof LockHolder.Type
+
+/** A file (or folder) could not be read. */
+export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
+  /** The path, relative to the memory root. */
   file: Schema.String,
-  reason: Schema.String
+  /** What the platform said, in words. */
+  detail: Schema.String
 }) {
   override get message() {
-    return `${this.file}: ${this.reason}`
+    return `${this.file}: could not read it: ${this.detail}`
   }
 }
+
+/** A file is not valid UTF-8 text. */
+export class NotText extends Schema.TaggedError<NotText>()("NotText", {
+  file: Schema.String
+}) {
+  override get message() {
+    return `${this.file} is not valid UTF-8 text; fix or remove it by hand (nothing was changed)`
+  }
+}
+
+/** A file could not be written; the old one is unchanged. */
+export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed", {
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.file}: could not write it (nothing was changed): ${this.detail}`
+  }
+}
+
+/** Another writer held the root's lock for longer than a writer waits. */
+export class Busy extends Schema.TaggedError<Busy>()("Busy", {
+  /** The lock file, absolute. */
+  lock: Schema.String,
+  holder: Schema.optionalKey(LockHolder),
+  /** How long this writer waited, ms. */
+  waited: Schema.Number
+}) {
+  override get message() {
+    const who =
+      this.holder === undefined
+        ? "an unknown writer"
+        : `process ${this.holder.pid} on ${this.holder.host} (since ${DateTime.formatIso(DateTime.makeUnsafe(this.holder.since))})`
+    return `the memory root is busy: ${who} holds its lock ${this.lock}, waited ${n(Math.round(this.waited / 1000))} s; if no writer is running, delete the lock`
+  }
+}
+
+/** A file was written by a newer mneme. */
+export class NewerFormat extends Schema.TaggedError<NewerFormat>()("NewerFormat", {
+  file: Schema.String,
+  version: Schema.Number
+}) {
+  override get message() {
+    return `${this.file} was written by a newer mneme (format version ${this.version}); upgrade to read it`
+  }
+}
+
+/** A path leads outside the memory root (`..`, an absolute path, a NUL, a link out of it or to nowhere). */
+export class OutsideRoot extends Schema.TaggedError<OutsideRoot>()("OutsideRoot", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.path} ${this.detail}; nothing there is read or written`
+  }
+}
+
+/** A memory file is a symbolic link to another place inside the root: writing it would replace the link. */
+export class LinkedFile extends Schema.TaggedError<LinkedFile>()("LinkedFile", {
+  path: Schema.String,
+  /** Where the link leads, relative to the root. */
+  target: Schema.String
+}) {
+  override get message() {
+    return `${this.path} is a link to ${this.target}; mneme does not write through links: replace the link with the file, or remove it`
+  }
+}
+
+/** A folder was expected and something else is there. */
+export class NotAFolder extends Schema.TaggedError<NotAFolder>()("NotAFolder", {
+  path: Schema.String
+}) {
+  override get message() {
+    return `${this.path} is not a folder`
+  }
+}
+
+/** The memory root cannot be used (it cannot be made, or its lock cannot be). */
+export class RootUnusable extends Schema.TaggedError<RootUnusable>()("RootUnusable", {
+  root: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `the memory root ${this.root} cannot be used: ${this.detail}`
+  }
+}
+
+/** Something a change needs is not there (an agent's folder to archive, a journal entry to undo). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.path}: ${this.detail}`
+  }
+}
+
+/** Why the storage failed. */
+export const StorageReason = Schema.Union([
+  ReadFailed,
+  NotText,
+  WriteFailed,
+  Busy,
+  NewerFormat,
+  OutsideRoot,
+  LinkedFile,
+  NotAFolder,
+  RootUnusable,
+  NotFound
+])
+
+/** Why the storage failed. */
+export type StorageReason = typeof StorageReason.Type
+
+/** Memory could not be read or written; `reason` says why. */
+export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
+  reason: StorageReason
+}) {
+  readonly [TypeId] = TypeId
+  override get message() {
+    return this.reason.message
+  }
+}
+
+/** Every typed error of mneme. */
+export type MnemeError =
+  | MalformedAnswer
+  | UnlistedEntry
+  | BadTopic
+  | MemoryFull
+  | NoMatch
+  | Denied
+  | TooManyTopics
+  | NotUndoable
+  | ModelError
+  | TranscriptError
+  | StorageError

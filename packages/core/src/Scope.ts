@@ -1,0 +1,31 @@
+/**
+ * Whose memory a file belongs to (SPEC, "Words"): an agent's own, or the team's, which every agent reads. One type
+ * for every part of mneme that names a scope.
+ */
+
+/** An agent's own memory. */
+export interface Own {
+  readonly kind: "agent"
+  readonly agentId: string
+}
+
+/** The team's memory. */
+export interface Team {
+  readonly kind: "team"
+}
+
+/** Whose memory. */
+export type Scope = Own | Team
+
+/** The agent's own memory. */
+export const own = (agentId: string): Scope => ({ kind: "agent", agentId })
+
+/** The team's memory. */
+export const team: Scope = { kind: "team" }
+
+/** Whether two scopes are the same. */
+export const equals = (a: Scope, b: Scope): boolean =>
+  a.kind === "team" ? b.kind === "team" : b.kind === "agent" && a.agentId === b.agentId
+
+/** How a scope is named to people and in prompts: `own` or `team`, seen from its agent. */
+export const side = (scope: Scope): "own" | "team" => (scope.kind === "team" ? "team" : "own")

@@ -1,0 +1,150 @@
+/**
+ * The storage port of a memory root (DESIGN.md, "The shape"): the one place where memory files, the journal and the
+ * review state are read and written. It owns the root's single writer (one semaphore in the process and one lock
+ * across processes, shared by the store and the review state), resolves every path inside the root, writes
+ * atomically and journals every change. The memory store and the review state are thin services over it, so a second
+ * backend (Postgres, in `@mneme/sql`) implements this port and nothing above it changes.
+ *
+ * The files backend is `FileRoot.layer({ root })`.
+ */
+import { Backoff, type MemoryFile, type Scope, type StorageError } from "@mneme/core"
+import { Context, type Effect, Schema } from "effect"
+
+/** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
+export interface Actor {
+  readonly actor: string
+  readonly auto?: boolean
+}
+
+/** One memory file as stored. */
+export interface StoredFile {
+  /** The path relative to the root, "/" separated: `agents/<folder>/MEMORY.md`, `team/<topic>.md`. */
+  readonly file: string
+  /** The topic, `undefined` for MEMORY.md. */
+  readonly topic: string | undefined
+  /** Whether the file exists (a missing MEMORY.md reads as empty). */
+  readonly exists: boolean
+  /** Its text as parsed (a backend may keep parsed files while they are unchanged). */
+  readonly parsed: MemoryFile.Parsed
+  /** Its size in characters (code points); 0 when missing. */
+  readonly size: number
+}
+
+/** A topic file that could not be read: left out of its scope's files, with why. */
+export interface Unreadable {
+  readonly file: string
+  readonly error: StorageError
+}
+
+/** A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read. */
+export interface StoredScope {
+  readonly scope: Scope.Scope
+  /** The scope's folder relative to the root (`team`, `agents/<folder>`), as the journal names it. */
+  readonly dir: string
+  readonly files: ReadonlyArray<StoredFile>
+  readonly unreadable: ReadonlyArray<Unreadable>
+}
+
+/** A file a change writes: its new text, or `undefined` to delete it. */
+export interface FileWrite {
+  readonly file: string
+  readonly content: string | undefined
+}
+
+/** One line of the journal: every change, with the line before and after. */
+export const JournalLine = Schema.Struct({
+  version: Schema.Literals([1, 2]),
+  /** A unique id (version 2), so one change can be named (undo). */
+  id: Schema.optionalKey(Schema.String),
+  time: Schema.Number,
+  op: Schema.Literals(["add", "replace", "remove", "archive", "undo"]),
+  /** The scope's folder, relative to the root. */
+  scope: Schema.String,
+  file: Schema.String,
+  actor: Schema.String,
+  auto: Schema.optionalKey(Schema.Boolean),
+  before: Schema.optionalKey(Schema.String),
+  after: Schema.optionalKey(Schema.String),
+  /** For an undo: the id of the change it reverts. */
+  undoes: Schema.optionalKey(Schema.String)
+})
+
+/** One line of the journal. */
+export type JournalLine = typeof JournalLine.Type
+
+/** What a change journals; the port fills in the version, the id and the time. */
+export type JournalRecord = Omit<JournalLine, "version" | "id" | "time">
+
+/** How an agent's latest review ended (SPEC 4.6). */
+export const LastReview = Schema.Struct({
+  at: Schema.Number,
+  ok: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String)
+})
+
+/** How an agent's latest review ended. */
+export type LastReview = typeof LastReview.Type
+
+/** The review state: a cursor per key, failure records per key, the last review per agent. */
+export const ReviewStateDocument = Schema.Struct({
+  version: Schema.Literal(2),
+  cursors: Schema.Record(Schema.String, Schema.Number),
+  failures: Schema.Record(Schema.String, Backoff.FailureRecord),
+  lastReviews: Schema.Record(Schema.String, LastReview)
+})
+
+/** The review state. */
+export type ReviewStateDocument = typeof ReviewStateDocument.Type
+
+/** The review state of a root nothing has been reviewed in. */
+export const emptyState: ReviewStateDocument = { version: 2, cursors: {}, failures: {}, lastReviews: {} }
+
+/** An agent's folder in the root. */
+export interface AgentFolder {
+  /** The agent's id, where the root records it (`undefined` for a folder of unknown origin). */
+  readonly agentId: string | undefined
+  /** The folder, relative to the root. */
+  readonly dir: string
+}
+
+/** What the single writer offers inside one hold of the lock. */
+export interface Writer {
+  /** The scope as it is now, read under the lock. */
+  readonly read: (scope: Scope.Scope) => Effect.Effect<StoredScope, StorageError>
+  /**
+   * Makes one change: writes each file once (atomically) and appends its journal records in one write. Nothing is
+   * changed when the journal cannot be written; a change is never made without its journal lines.
+   */
+  readonly commit: (
+    writes: ReadonlyArray<FileWrite>,
+    journal: ReadonlyArray<JournalRecord>
+  ) => Effect.Effect<void, StorageError>
+}
+
+/** The storage port of one memory root. */
+export class MemoryRoot extends Context.Service<
+  MemoryRoot,
+  {
+    /** How the root is named to people (an absolute folder, a database and schema). */
+    readonly root: string
+    /** Reads a scope outside the writer (each file whole; a file a person changed is always read again). */
+    readonly read: (scope: Scope.Scope) => Effect.Effect<StoredScope, StorageError>
+    /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
+    readonly write: <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+    /** The journal's lines, oldest first: the last `limit`, of one scope when given. */
+    readonly journal: (options?: {
+      readonly limit?: number | undefined
+      readonly scope?: Scope.Scope | undefined
+    }) => Effect.Effect<ReadonlyArray<JournalLine>, StorageError>
+    /** The agents' folders of the root. */
+    readonly agents: Effect.Effect<ReadonlyArray<AgentFolder>, StorageError>
+    /** Moves an agent's folder whole under `archive/` (journaled); gives the archive folder, relative to the root. */
+    readonly archive: (agentId: string, actor: Actor) => Effect.Effect<string, StorageError>
+    /** The review state (`emptyState` when none is stored). */
+    readonly readState: Effect.Effect<ReviewStateDocument, StorageError>
+    /** Changes the review state as the root's only writer; `change` returning its input writes nothing. */
+    readonly updateState: (
+      change: (state: ReviewStateDocument) => ReviewStateDocument
+    ) => Effect.Effect<void, StorageError>
+  }
+>()("@mneme/review/MemoryRoot") {}

@@ -1,0 +1,175 @@
+/**
+ * What one memory review gives back (SPEC 4.4–4.6): an `Outcome`, a tagged union built from the values each step of
+ * the review returns, with what landed in memory; the stable texts of the review's warnings; its metrics; and the
+ * key its cursor is kept under. This module imports no other module of the review, so every part can use it.
+ */
+import type {
+  Answer,
+  BadTopic,
+  MalformedAnswer,
+  MemoryFull,
+  ModelError,
+  StorageError,
+  TooManyTopics,
+  TranscriptError,
+  UnlistedEntry
+} from "@mneme/core"
+import { Metric } from "effect"
+
+/** The key under which the review state keeps a conversation's cursor, failure record and the like. */
+export const cursorKey = (conversationId: string): string => `chat:${conversationId}`
+
+/** An entry a review added or removed. */
+export interface Applied {
+  readonly scope: "own" | "team"
+  readonly topic: string | undefined
+  readonly text: string
+}
+
+/** An entry a review edited: `text` is the new text. */
+export interface Edited extends Applied {
+  readonly before: string
+}
+
+/** A change a review skipped (its entry has gone, or it is not allowed), and why. */
+export interface Skipped {
+  readonly change: Answer.Change
+  readonly reason: string
+}
+
+/** An entry memory cannot keep (empty or too long), left out of an answer on its own. */
+export interface LeftOut {
+  readonly text: string
+  readonly problem: string
+}
+
+/** What a review's answers did to memory: exactly what landed, even when the review failed afterwards. */
+export interface Changes {
+  readonly added: ReadonlyArray<Applied>
+  readonly edited: ReadonlyArray<Edited>
+  readonly removed: ReadonlyArray<Applied>
+  readonly leftOut: ReadonlyArray<LeftOut>
+  /** Secret entries dropped from answers, silently. */
+  readonly secretsDropped: number
+  readonly skipped: ReadonlyArray<Skipped>
+}
+
+/** No change at all. */
+export const noChanges: Changes = { added: [], edited: [], removed: [], leftOut: [], secretsDropped: 0, skipped: [] }
+
+/** Everything that fails a review and counts against the failure policy. */
+export type ReviewError =
+  TranscriptError | StorageError | ModelError | MalformedAnswer | UnlistedEntry | BadTopic | MemoryFull | TooManyTopics
+
+/** What every outcome says. */
+interface Common {
+  readonly conversationId: string
+  /** The agent that owns the conversation; `undefined` when even that could not be read. */
+  readonly agentId: string | undefined
+  /** The conversation's cursor after the review. */
+  readonly cursor: number | undefined
+  /** Answers applied (the first, and any extra passes over the same lines). */
+  readonly passes: number
+  readonly modelCalls: number
+  readonly changes: Changes
+  /** Whether newer lines than this review read are waiting (the next review reads them). */
+  readonly moreFollow: boolean
+}
+
+/** The model's answers were applied and the cursor moved past the lines it saw. */
+export interface Reviewed extends Common {
+  readonly _tag: "Reviewed"
+}
+
+/** No line after the cursor: no model call. */
+export interface NothingNew extends Common {
+  readonly _tag: "NothingNew"
+}
+
+/** The new lines hold no user line: passed without a model call. */
+export interface NoUserLine extends Common {
+  readonly _tag: "NoUserLine"
+}
+
+/** The failure policy allows no model call for these lines now; the cursor stays where it is. */
+export interface Stopped extends Common {
+  readonly _tag: "Stopped"
+  /** Failed reviews at this cursor so far. */
+  readonly failures: number
+  /** When the policy allows the next try, epoch ms; `undefined`: not until a success or a newer user line. */
+  readonly until: number | undefined
+}
+
+/** The agent was deleted: the review stopped and keeps nothing more. */
+export interface AgentGone extends Common {
+  readonly _tag: "AgentGone"
+}
+
+/** The review failed; `changes` says what of its answers landed before it did. */
+export interface Failed extends Common {
+  readonly _tag: "Failed"
+  /** Why, as a typed error a host can handle by tag. */
+  readonly error: ReviewError
+  /** The error's message for people, secrets masked, and that retries stopped where they did. */
+  readonly reason: string
+  /** Whether the failure policy stopped calling the model for these lines with this failure. */
+  readonly stopped: boolean
+}
+
+/** How one review went. */
+export type Outcome = Reviewed | NothingNew | NoUserLine | Stopped | AgentGone | Failed
+
+/** Whether a review did what it had to: nothing failed, and the policy did not stop it. */
+export const isOk = (outcome: Outcome): outcome is Reviewed | NothingNew | NoUserLine =>
+  outcome._tag === "Reviewed" || outcome._tag === "NothingNew" || outcome._tag === "NoUserLine"
+
+/** Why a review did not succeed, for people (`null` when it did). */
+export const reasonOf = (outcome: Outcome): string | null => {
+  switch (outcome._tag) {
+    case "Failed":
+      return outcome.reason
+    case "Stopped":
+      return warnings.stopped
+    case "AgentGone":
+      return "the agent was deleted"
+    default:
+      return null
+  }
+}
+
+/** The stable texts of the review's warnings (logged with `Effect.logWarning`; details in the annotations). */
+export const warnings = {
+  /** A review failed (annotations: `reason`). */
+  failed: "memory review failed",
+  /** Reviews at these lines keep failing: no more model calls for them for now (annotations: `failures`, `reason`). */
+  stopped: "memory review stopped retrying these lines",
+  /** An answer held entries memory cannot keep; they were left out and the rest applied (annotations: `problem`). */
+  leftOut: "memory review left out entries memory cannot keep",
+  /** A change was skipped: its entry has gone, or it is not allowed (annotations: `change`, `reason`). */
+  skipped: "memory review skipped a change"
+} as const
+
+const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })
+
+/** The review's metrics; each review's counts are tagged with its outcome (`outcome`: the `_tag`). */
+export const metrics = {
+  reviews: Metric.counter("mneme_review_reviews", { description: "memory reviews, by outcome" }),
+  modelCalls: Metric.counter("mneme_review_model_calls", { description: "model calls made by memory reviews" }),
+  failures: Metric.counter("mneme_review_failures", { description: "memory reviews that failed" }),
+  changesApplied: Metric.counter("mneme_review_changes_applied", { description: "changes memory reviews applied" }),
+  leftOut: Metric.counter("mneme_review_left_out", { description: "entries left out as memory cannot keep them" }),
+  promptSize: Metric.histogram("mneme_review_prompt_characters", {
+    description: "characters of system and request text per model call",
+    boundaries: sizes
+  }),
+  answerSize: Metric.histogram("mneme_review_answer_characters", {
+    description: "characters of answer per model call",
+    boundaries: sizes
+  }),
+  inputTokens: Metric.counter("mneme_review_input_tokens", {
+    description: "input tokens, where the model reports them"
+  }),
+  outputTokens: Metric.counter("mneme_review_output_tokens", {
+    description: "output tokens, where the model reports them"
+  })
+} as const
