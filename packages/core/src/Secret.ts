@@ -2,7 +2,13 @@
  * Secret detection and redaction (SPEC 2). One scanner finds the spans of keys, tokens, passwords, PINs and ID
  * numbers; `looksSecret` asks whether there is any, `redact` masks each with `[secret]`. Every pass is linear in the
  * text: hand-written scans with bounded look-around, and only regexes without nested or ambiguous repetition.
+ *
+ * The scanners read the text as a person sees it (`internal/secretView.ts`: compatibility forms folded, invisible
+ * format characters left out), and what they find is mapped back to whole code points of the original. One cheap
+ * pass first notes what could start a finding (a run long enough for a key, enough digits, a keyword, an "@"), and
+ * only the scanners that can find something run; `looksSecret` stops at the first finding.
  */
+import * as View from "./internal/secretView.ts"
 
 /** A secret found in a text: `[start, end)` in UTF-16 units, never inside a surrogate pair. */
 export type Span = readonly [start: number, end: number]
@@ -36,13 +42,30 @@ const SEPARATOR = 16 // ":", "=", "：" — words of their own
 const ZH_FIRST = 32 // the first unit of a Chinese keyword
 const CLASSES = new Uint8Array(0x10000)
 const mark = (flag: number, units: ReadonlyArray<number>) => units.forEach((c) => (CLASSES[c]! |= flag))
-mark(SPACE, [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff])
+mark(SPACE, [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000])
 mark(SPACE, [0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a])
 mark(LEAD, unitsOf("([{<\"'`“‘«「『（#*"))
 mark(TRAIL, unitsOf(".,;:!?)]}>\"'`”’»」』）*"))
 mark(BREAK, unitsOf("，。；！？、"))
 mark(SEPARATOR, unitsOf(":=："))
 const is = (c: number, flag: number): boolean => ((CLASSES[c] ?? 0) & flag) !== 0
+
+/** One scan of a text (as detection reads it): the findings so far, and whether the first one is enough. */
+interface Scan {
+  readonly text: string
+  readonly found: Array<Span>
+  readonly first: boolean
+  lower: string | undefined
+}
+
+/** Notes a finding; true when the scan is done (the first finding is enough). */
+const note = (scan: Scan, span: Span): boolean => {
+  scan.found.push(span)
+  return scan.first
+}
+
+/** The scan's text in lower case, every index kept. */
+const lowerOf = (scan: Scan): string => (scan.lower ??= lowerCase(scan.text))
 
 /** Opening quote → closing quote. */
 const QUOTES: ReadonlyMap<number, number> = new Map(
@@ -82,6 +105,8 @@ const isUrl = (text: string, from: number, to: number): boolean => {
     if ((text.charCodeAt(s + 2) | 32) === 119 && text.charCodeAt(s + 3) === 46) return true // "www."
   }
   if (scheme(text, s, to) >= 0) return true
+  const slash = text.indexOf("/", s)
+  if (slash < 0 || slash >= to) return false // a host, then "/"
   let k = s
   let dot = -1
   for (; k < to; k++) {
@@ -96,46 +121,73 @@ const isUrl = (text: string, from: number, to: number): boolean => {
 
 /** The index just past "://" in `[from, to)`, or -1. */
 const scheme = (text: string, from: number, to: number): number => {
-  for (let k = from; k + 2 < to; k++) {
-    if (text.charCodeAt(k) === 58 && text.charCodeAt(k + 1) === 47 && text.charCodeAt(k + 2) === 47) return k + 3
-  }
-  return -1
+  const k = text.indexOf("://", from)
+  return k >= 0 && k + 3 <= to ? k + 3 : -1
 }
 
-/** The URLs of `text`; the password of a `scheme://user:password@host` goes to `found`. */
-const urls = (text: string, found: Array<Span>): Array<Span> => {
+const NOT_PRINTABLE = /[^\x21-\x7e]/g
+
+/** The end of the run of printable ASCII starting at `from` (a long run is walked by the regex engine). */
+const asciiRunEnd = (text: string, from: number): number => {
+  const limit = Math.min(text.length, from + 64)
+  let i = from
+  while (i < limit && isAscii(text.charCodeAt(i))) i++
+  if (i < limit || i === text.length) return i
+  NOT_PRINTABLE.lastIndex = i
+  return NOT_PRINTABLE.test(text) ? NOT_PRINTABLE.lastIndex - 1 : text.length
+}
+
+/** The URLs of a text, found only as far as they are asked for. */
+interface Urls {
+  /** The URLs found so far, in order. */
+  readonly ranges: Array<Span>
+  /** Finds every URL starting at or before `position`. */
+  readonly reach: (position: number) => void
+}
+
+const urlsOf = (text: string): Urls => {
   const ranges: Array<Span> = []
-  let i = 0
-  while (i < text.length) {
-    if (!isAscii(text.charCodeAt(i))) {
-      i++
-      continue
+  let i = 0 // every run of printable ASCII starting before `i` has been looked at
+  const reach = (position: number) => {
+    while (i < text.length && i <= position) {
+      if (!isAscii(text.charCodeAt(i))) {
+        i++
+        continue
+      }
+      const from = i
+      i = asciiRunEnd(text, from)
+      if (isUrl(text, from, i)) ranges.push([from, i])
     }
-    const from = i
-    while (i < text.length && isAscii(text.charCodeAt(i))) i++
-    if (!isUrl(text, from, i)) continue
-    ranges.push([from, i])
-    const host = scheme(text, from, i)
+  }
+  return { ranges, reach }
+}
+
+/** Whether a position lies in a URL; ask in increasing positions. */
+const within = (urls: Urls) => {
+  let k = 0
+  return (position: number): boolean => {
+    urls.reach(position)
+    while (k < urls.ranges.length && urls.ranges[k]![1] <= position) k++
+    return k < urls.ranges.length && urls.ranges[k]![0] <= position
+  }
+}
+
+/** The password of each `scheme://user:password@host`. */
+const urlPasswords = (scan: Scan, urls: Urls) => {
+  const text = scan.text
+  urls.reach(text.length)
+  for (const [from, to] of urls.ranges) {
+    const host = scheme(text, from, to)
     if (host < 0) continue
     let colon = -1
     let at = -1
-    for (let k = host; k < i; k++) {
+    for (let k = host; k < to; k++) {
       const c = text.charCodeAt(k)
       if (c === 47 || c === 63 || c === 35) break // the authority ends at "/", "?" or "#"
       if (c === 58 && colon < 0) colon = k
       else if (c === 64) at = k
     }
-    if (colon >= 0 && at > colon + 1 && text.slice(colon + 1, at) !== mask) found.push([colon + 1, at])
-  }
-  return ranges
-}
-
-/** Whether a position lies in one of `ranges` (sorted); ask in increasing positions. */
-const within = (ranges: ReadonlyArray<Span>) => {
-  let k = 0
-  return (position: number): boolean => {
-    while (k < ranges.length && ranges[k]![1] <= position) k++
-    return k < ranges.length && ranges[k]![0] <= position
+    if (colon >= 0 && at > colon + 1 && text.slice(colon + 1, at) !== mask && note(scan, [colon + 1, at])) return
   }
 }
 
@@ -179,7 +231,8 @@ const knownKey = (text: string, start: number, end: number): number => {
 }
 
 /** Known keys and JWTs (`eyJ….eyJ….signature`). */
-const keys = (text: string, found: Array<Span>) => {
+const keys = (scan: Scan) => {
+  const text = scan.text
   const n = text.length
   let header = -1 // start of the piece before, when it can open a JWT
   let headerDot = -2 // the "." that ends it
@@ -192,12 +245,12 @@ const keys = (text: string, found: Array<Span>) => {
     const start = i
     while (i < n && isKeyChar(text.charCodeAt(i))) i++
     const key = knownKey(text, start, i)
-    if (key > start) found.push([start, key])
+    if (key > start && note(scan, [start, key])) return
     const part = i - start >= 10 && text.startsWith("eyJ", start) && text.charCodeAt(i) === 46
     if (part && headerDot === start - 1) {
       let signature = i + 1
       while (signature < n && isKeyChar(text.charCodeAt(signature))) signature++
-      found.push([header, signature])
+      if (note(scan, [header, signature])) return
     }
     header = part ? start : -1
     headerDot = part ? i : -2
@@ -212,7 +265,8 @@ const labelEnd = (text: string, at: number): number => {
 }
 
 /** PEM private keys, from `-----BEGIN … PRIVATE KEY-----` to its END line (or the end of the text). */
-const pem = (text: string, found: Array<Span>) => {
+const pem = (scan: Scan) => {
+  const text = scan.text
   let from = 0
   for (;;) {
     const begin = text.indexOf("-----BEGIN ", from)
@@ -224,10 +278,10 @@ const pem = (text: string, found: Array<Span>) => {
       continue
     }
     const close = text.indexOf("-----END ", k)
-    if (close < 0) return void found.push([begin, text.length])
+    if (close < 0) return void note(scan, [begin, text.length])
     let end = labelEnd(text, close + 9)
     if (text.startsWith("-----", end)) end += 5
-    found.push([begin, end])
+    if (note(scan, [begin, end])) return
     from = end
   }
 }
@@ -236,7 +290,8 @@ const pem = (text: string, found: Array<Span>) => {
 // Runs outside URLs: 32+ letters and digits mixing upper case, lower case and digits; 15+ digits in a row, read
 // through single spaces between digits and hyphens between groups of three or more digits.
 
-const mixedRuns = (text: string, found: Array<Span>, inUrl: (position: number) => boolean) => {
+const mixedRuns = (scan: Scan, inUrl: (position: number) => boolean) => {
+  const text = scan.text
   let i = 0
   while (i < text.length) {
     if (!isAlnum(text.charCodeAt(i))) {
@@ -247,18 +302,24 @@ const mixedRuns = (text: string, found: Array<Span>, inUrl: (position: number) =
     let upper = false
     let lower = false
     let digit = false
+    let early = scan.first // whether to stop once the run is long enough, without walking to its end
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i)
       if (isUpper(c)) upper = true
       else if (isLower(c)) lower = true
       else if (isDigit(c)) digit = true
       else break
+      if (early && upper && lower && digit && i + 1 - start >= 32) {
+        if (!inUrl(start)) return void note(scan, [start, i + 1])
+        early = false
+      }
     }
-    if (i - start >= 32 && upper && lower && digit && !inUrl(start)) found.push([start, i])
+    if (i - start >= 32 && upper && lower && digit && !inUrl(start) && note(scan, [start, i])) return
   }
 }
 
-const longNumbers = (text: string, found: Array<Span>, inUrl: (position: number) => boolean) => {
+const longNumbers = (scan: Scan, inUrl: (position: number) => boolean) => {
+  const text = scan.text
   const at = (k: number) => text.charCodeAt(k)
   let i = 0
   while (i < text.length) {
@@ -269,6 +330,7 @@ const longNumbers = (text: string, found: Array<Span>, inUrl: (position: number)
     const start = i
     let count = 0
     let group = 0
+    let early = scan.first // whether to stop once the number is long enough, without walking to its end
     for (;;) {
       while (isDigit(at(i))) {
         i++
@@ -278,10 +340,14 @@ const longNumbers = (text: string, found: Array<Span>, inUrl: (position: number)
       const spaced = at(i) === 32 && isDigit(at(i + 1))
       const hyphened = at(i) === 45 && group >= 3 && isDigit(at(i + 1)) && isDigit(at(i + 2)) && isDigit(at(i + 3))
       if (!spaced && !hyphened) break
+      if (early && count >= 15) {
+        if (!inUrl(start)) return void note(scan, [start, i])
+        early = false
+      }
       i++
       group = 0
     }
-    if (count >= 15 && !inUrl(start)) found.push([start, i])
+    if (count >= 15 && !inUrl(start) && note(scan, [start, i])) return
   }
 }
 
@@ -376,6 +442,9 @@ const OF = wordSet("for to of at on in")
 const SETTING = wordSet("set sets setting change changed changes changing reset update")
 const ADVERB = wordSet("now still currently actually just simply always")
 const USE = wordSet("use used uses using")
+/** Verbs of choosing a value: "picked X for the router password", "chose 4821 as her PIN". */
+const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
+const USE_OR_PICK: ReadonlySet<string> = new Set([...USE, ...PICK])
 const OWNER = wordSet("my the our your his her their a")
 /** Words that may follow a password named at the end of its clause ("… as my password for everything"). */
 const AFTER = wordSet(
@@ -416,6 +485,9 @@ const isWordForm = (value: string): boolean => {
   return value.endsWith("ed") || value.endsWith("ing") || value.endsWith("ly")
 }
 
+/** The words that can end an ID number's label (`isIdLabel` says when they do). */
+const ID_LABEL = wordSet("ssn itin passport passports security insurance id number license licence")
+
 /** Further words the rules compare with: parts of keywords and of ID labels. */
 const PARTS = wordSet("code codes key keys time one as ssn itin passport passports social security insurance national")
 const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
@@ -424,8 +496,8 @@ const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
 const VOCABULARY: ReadonlyArray<string> = [
   "",
   ...new Set(
-    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, OWNER, AFTER, MEASURE, VAGUE]
-      .concat([ID_OF, ID_WORD, PARTS, LABEL_PARTS])
+    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, PICK, OWNER, AFTER, MEASURE]
+      .concat([VAGUE, ID_OF, ID_WORD, ID_LABEL, PARTS, LABEL_PARTS])
       .flatMap((set) => [...set])
   )
 ]
@@ -470,19 +542,38 @@ const givenAfter = (text: string, ws: Words, i: number, kind: Kind): Span | unde
   return valueOf(text, ws, v, kind, "linked")
 }
 
-/** A value before the keyword at `i`, which ends its clause: "I use X as my password", "hunter2 is my password". */
+/**
+ * A value before the keyword at `i`, which ends its clause: "I use X as my password", "hunter2 is my password",
+ * "uses X as the root password", "picked X for the router password". Between the link word ("as", "for", "is") and
+ * the keyword stand an owner ("my", "the") and up to two words naming what the password opens.
+ */
 const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   const w = (k: number) => wordAt(ws, k)
   if (!(ws.stop[i] === 1 || i + 1 === ws.count || w(i + 1) === ":" || AFTER.has(w(i + 1)))) return undefined
-  const k = OWNER.has(w(i - 1)) ? i - 2 : i - 1
-  if (w(k) === "as") {
-    for (let u = k - 1; u >= Math.max(0, k - 7); u--) {
-      if (!USE.has(w(u))) continue
-      if (u + 1 === k || (u + 2 === k && VAGUE.has(w(u + 1)))) return undefined
-      return [ws.start[u + 1]!, ws.end[k - 1]!]
+  for (let named = i - 1; named >= Math.max(0, i - 3) && ws.stop[named] === 0; named--) {
+    const owned = OWNER.has(w(named))
+    const link = owned ? named - 1 : named
+    switch (w(link)) {
+      case "as":
+        return usedBefore(ws, link, USE_OR_PICK)
+      case "for":
+        return usedBefore(ws, link, PICK)
+      case "is":
+      case "was":
+        if (owned && link >= 1) return valueOf(text, ws, link - 1, kind, "direct")
     }
-  } else if (k === i - 2 && k >= 1 && (w(k) === "is" || w(k) === "was")) {
-    return valueOf(text, ws, k - 1, kind, "direct")
+  }
+  return undefined
+}
+
+/** The words between one of `verbs` and the link word at `link` ("uses X as", "picked X for"), unless vague. */
+const usedBefore = (ws: Words, link: number, verbs: ReadonlySet<string>): Span | undefined => {
+  for (let u = link - 1; u >= Math.max(0, link - 7); u--) {
+    const verb = wordAt(ws, u)
+    if (verb === "as") return undefined // "uses SSH keys as well as the root password"
+    if (!verbs.has(verb)) continue
+    if (u + 1 === link || (u + 2 === link && VAGUE.has(wordAt(ws, u + 1)))) return undefined
+    return [ws.start[u + 1]!, ws.end[link - 1]!]
   }
   return undefined
 }
@@ -512,6 +603,7 @@ const idNumber = (text: string, at: number): Span | undefined => {
 
 /** Whether the word at `i` ends the label of an ID number. */
 const isIdLabel = (ws: Words, i: number): boolean => {
+  if (!ID_LABEL.has(wordAt(ws, i))) return false
   const before = wordAt(ws, i - 1)
   const after = wordAt(ws, i + 1)
   switch (wordAt(ws, i)) {
@@ -536,17 +628,18 @@ const isIdLabel = (ws: Words, i: number): boolean => {
   }
 }
 
-const wordRules = (text: string, lower: string, found: Array<Span>) => {
-  const ws = words(text, lower)
+const wordRules = (scan: Scan) => {
+  const text = scan.text
+  const ws = words(text, lowerOf(scan))
   const w = (k: number) => wordAt(ws, k)
   for (let i = 0; i < ws.count; i++) {
     if (w(i) === "") continue // every rule starts at a word it knows
     const kind = kindOf(w(i), w(i - 1), w(i - 2))
     if (kind !== undefined) {
       const after = givenAfter(text, ws, i, kind)
-      if (after !== undefined) found.push(after)
+      if (after !== undefined && note(scan, after)) return
       const before = kind === "key" ? undefined : givenBefore(text, ws, i, kind)
-      if (before !== undefined) found.push(before)
+      if (before !== undefined && note(scan, before)) return
     }
     if (isIdLabel(ws, i)) {
       let v = i + 1
@@ -554,7 +647,7 @@ const wordRules = (text: string, lower: string, found: Array<Span>) => {
       if (LINK.has(w(v))) v++
       if (w(v) === ":") v++
       const id = v < ws.count ? idNumber(text, ws.start[v]!) : undefined
-      if (id !== undefined) found.push(id)
+      if (id !== undefined && note(scan, id)) return
     }
   }
 }
@@ -578,6 +671,13 @@ const ZH_USE_AS = ["当作", "當作", "作为", "作為", "当", "當", "做"]
 const ZH_ID_GAP = codes("号號码碼卡是为為：:= ")
 const ZH_ADVERB = codes("就都也还還仍")
 const ZH_CLAUSE_END = codes("。，！？；,.!?;")
+
+/** Whether the unit at `u` ends a clause: CJK punctuation, or ASCII punctuation not inside an ASCII value
+ * (`S3cure!pass`, `my.pass`). */
+const endsClause = (text: string, u: number): boolean => {
+  const c = text.charCodeAt(u)
+  return ZH_CLAUSE_END.has(c) && (c >= 0x80 || !isAscii(text.charCodeAt(u + 1)))
+}
 
 const skipSpaces = (text: string, at: number): number => {
   let k = at
@@ -621,7 +721,7 @@ const usedAs = (text: string, at: number): Span | undefined => {
   const useAs = ZH_USE_AS.find((word) => at >= word.length && text.startsWith(word, at - word.length))
   if (useAs === undefined) return undefined
   const end = at - useAs.length
-  for (let u = end - 1; u >= Math.max(0, end - 24) && !ZH_CLAUSE_END.has(text.charCodeAt(u)); u--) {
+  for (let u = end - 1; u >= Math.max(0, end - 24) && !endsClause(text, u); u--) {
     if (text.charCodeAt(u) !== 0x7528) continue // 用
     let start = u + 1
     let stop = end
@@ -639,60 +739,192 @@ const chineseWord = (lower: string, at: number): string | undefined => {
   return undefined
 }
 
-const chinese = (text: string, lower: string, found: Array<Span>) => {
+const chinese = (scan: Scan) => {
+  const text = scan.text
+  const lower = lowerOf(scan)
   for (let at = 0; at < lower.length; at++) {
     const word = chineseWord(lower, at)
     if (word === undefined) continue
     const kind = CHINESE.get(word)!
     const end = at + word.length
     const value = kind === "id" ? chineseId(text, end) : chineseValue(text, lower, end, kind)
-    if (value !== undefined) found.push(value)
+    if (value !== undefined && note(scan, value)) return
     const used = kind === "password" ? usedAs(text, at) : undefined
-    if (used !== undefined) found.push(used)
+    if (used !== undefined && note(scan, used)) return
     at = end - 1
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Every secret span found by the scanners, in no particular order, possibly overlapping. */
-const scan = (text: string): Array<Span> => {
-  const found: Array<Span> = []
-  const inUrls = urls(text, found)
-  pem(text, found)
-  keys(text, found)
-  mixedRuns(text, found, within(inUrls))
-  longNumbers(text, found, within(inUrls))
-  const lower = lowerCase(text)
-  wordRules(text, lower, found)
-  chinese(text, lower, found)
-  return found
+// What could start a finding: one pass over the text notes which scanners can find anything in it.
+
+const RUNS = 1 // a run of [A-Za-z0-9_-] long enough for a known key or a JWT, starting as one does
+const MIXED = 2 // 32+ letters and digits in a row, mixing upper case, lower case and digits
+const DIGITS = 4 // 15 or more digits
+const WORDS = 8 // a keyword of the word rules
+const AT = 16 // an "@", which a URL with a password holds
+const CHINESE_WORD = 32 // a unit of a Chinese keyword
+const ALWAYS = 64 // PEM keys: one search for "-----BEGIN "
+
+/** BMP units by kind: upper case, lower case, digit, or "_" and "-" (the rest of a key's characters); any other
+ * unit that starts something carries its flag in the high byte ("@", and a unit every Chinese keyword holds one of:
+ * its first, or 码 of "pin码"). */
+const UPPER = 1
+const LOWER = 2
+const DIGIT = 4
+const JOIN = 8
+const KINDS = new Uint16Array(0x10000)
+for (let c = 0; c < 128; c++) {
+  KINDS[c] = isUpper(c) ? UPPER : isLower(c) ? LOWER : isDigit(c) ? DIGIT : c === 95 || c === 45 ? JOIN : 0
+}
+KINDS[64] = AT << 8
+for (const c of [...CHINESE_BY_FIRST.keys(), ...unitsOf("码碼")]) if (c >= 0x80) KINDS[c] = CHINESE_WORD << 8
+
+/** A word of at most 11 ASCII letters as one number, case ignored (base 27: exact below 2^53). */
+const letterCode = (word: string): number => {
+  let code = 0
+  for (let i = 0; i < word.length; i++) code = code * 27 + ((word.charCodeAt(i) | 32) - 96)
+  return code
 }
 
-/** The secrets in `text`: sorted, disjoint spans (touching or overlapping findings merged). */
-export const spans = (text: string): ReadonlyArray<Span> => {
-  const found = scan(text)
-  if (found.length === 0) return found
-  const depth = new Int32Array(text.length + 1)
+/** The runs of letters of every keyword a word rule starts at ("cvv2" gives "cvv", "db_password" is "password"). */
+const KEYWORD_RUNS: ReadonlyArray<string> = [
+  ...new Set(
+    [...PASSWORD, ...CODE, ...KEY, ...PASSWORD_ENDS, ...KEY_ENDS, ...ID_LABEL, "code", "codes", "key", "keys"].flatMap(
+      (word) => word.match(/[a-z]+/g) ?? []
+    )
+  )
+]
+const KEYWORD_CODES: ReadonlySet<number> = new Set(KEYWORD_RUNS.map(letterCode))
+/** For each first letter (its code, 1–26), a bit per length of a keyword starting with it: most words skip the set. */
+const KEYWORD_LENGTHS = new Uint16Array(27)
+for (const run of KEYWORD_RUNS) KEYWORD_LENGTHS[run.charCodeAt(0) - 96]! |= 1 << run.length
+
+/** Whether a run of `letters` ASCII letters, starting with `initial` and of `code`, is a keyword's. */
+const isKeyword = (initial: number, letters: number, code: number): boolean =>
+  letters < 12 && ((KEYWORD_LENGTHS[initial]! >> letters) & 1) === 1 && KEYWORD_CODES.has(code)
+
+/** The first unit of every known key format and of a JWT ("eyJ"), and the shortest run that can hold one. */
+const KEY_FIRST: ReadonlySet<number> = new Set([...BY_FIRST.keys(), 101])
+const KEY_RUN = 10
+
+/** Which scanners can find something in `text`. With `first`, the pass stops at a run of 32 mixing upper case, lower
+ * case and digits (a secret unless it is in a URL), with every scanner to run. */
+const triggers = (text: string, first: boolean): number => {
+  const n = text.length
+  let flags = ALWAYS
+  let digits = 0
+  let i = 0
+  while (i < n) {
+    const unit = KINDS[text.charCodeAt(i)]!
+    if (unit < UPPER || unit > JOIN) {
+      flags |= unit >> 8
+      i++
+      continue
+    }
+    const start = i
+    let letters = 0 // the run of letters so far: its length, first letter and code
+    let initial = 0
+    let code = 0
+    let alnum = 0 // the run of letters and digits so far, and the kinds it holds
+    let kinds = 0
+    for (; i < n; i++) {
+      const d = text.charCodeAt(i)
+      const kind = KINDS[d]!
+      if (kind < UPPER || kind > JOIN) break
+      if (kind <= LOWER) {
+        if (letters === 0) initial = (d | 32) - 96
+        if (letters++ < 11) code = code * 27 + ((d | 32) - 96)
+      } else if (letters > 0) {
+        if (isKeyword(initial, letters, code)) flags |= WORDS
+        letters = 0
+        code = 0
+      }
+      if (kind === JOIN) {
+        alnum = 0
+        kinds = 0
+      } else {
+        kinds |= kind
+        if (++alnum >= 32 && kinds === (UPPER | LOWER | DIGIT)) {
+          if (first) return -1
+          flags |= MIXED
+        }
+        if (kind === DIGIT) digits++
+      }
+    }
+    if (letters > 0 && isKeyword(initial, letters, code)) flags |= WORDS
+    if (i - start >= KEY_RUN && KEY_FIRST.has(text.charCodeAt(start))) flags |= RUNS
+  }
+  return digits >= 15 ? flags | DIGITS : flags
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The scanners, each with what starts its findings, cheapest and likeliest first. */
+const SCANNERS: ReadonlyArray<readonly [flag: number, scanner: (scan: Scan, urls: Urls) => void]> = [
+  [MIXED, (scan, urls) => mixedRuns(scan, within(urls))],
+  [WORDS, wordRules],
+  [RUNS, keys],
+  [DIGITS, (scan, urls) => longNumbers(scan, within(urls))],
+  [CHINESE_WORD, chinese],
+  [AT, urlPasswords],
+  [ALWAYS, pem]
+]
+
+/** The secret spans of a text as detection reads it, in no particular order, possibly overlapping; with `first`,
+ * only as many as it takes to know there is one. */
+const findings = (text: string, first: boolean): ReadonlyArray<Span> => {
+  const flags = triggers(text, first) // -1 (every flag) when the pass stopped early
+  const scan: Scan = { text, found: [], first, lower: undefined }
+  const urls = urlsOf(text)
+  for (const [flag, scanner] of SCANNERS) {
+    if ((flags & flag) === 0) continue
+    scanner(scan, urls)
+    if (first && scan.found.length > 0) break
+  }
+  return scan.found
+}
+
+/** Spans of a text of `length` units, sorted and disjoint: touching or overlapping ones merged. */
+const merged = (found: ReadonlyArray<Span>, length: number): Array<Span> => {
+  const depth = new Int32Array(length + 1)
   for (const [start, end] of found) {
     depth[start]! += 1
     depth[end]! -= 1
   }
-  const merged: Array<Span> = []
+  const out: Array<Span> = []
   let open = 0
   let start = 0
-  for (let i = 0; i <= text.length; i++) {
+  for (let i = 0; i <= length; i++) {
     const before = open
     open += depth[i]!
     if (before === 0 && open > 0) start = i
-    else if (before > 0 && open === 0) merged.push([start, i])
+    else if (before > 0 && open === 0) out.push([start, i])
   }
-  return merged
+  return out
+}
+
+/** The secrets in `text`: sorted, disjoint spans (findings that touch or overlap as the text is read merged), each
+ * of whole code points. */
+export const spans = (text: string): ReadonlyArray<Span> => {
+  const view = View.of(text)
+  const found = findings(view.text, false)
+  if (found.length === 0) return []
+  const out: Array<Span> = []
+  for (const [from, to] of merged(found, view.text.length)) {
+    const [start, end] = View.original(view, text, from, to)
+    const last = out.at(-1)
+    // Two findings inside one character that folds to several ("⑴" reads as "(1)") are one span of it.
+    if (last !== undefined && start <= last[1]) out[out.length - 1] = [last[0], Math.max(last[1], end)]
+    else out.push([start, end])
+  }
+  return out
 }
 
 /** Whether `text` holds a key, token, password, PIN or ID number; `extra` is the host's own test, if any. */
 export const looksSecret = (text: string, extra?: ((text: string) => boolean) | undefined): boolean =>
-  scan(text).length > 0 || extra?.(text) === true
+  findings(View.of(text).text, true).length > 0 || extra?.(text) === true
 
 /** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
 export const redact = (text: string): string => {

@@ -1,0 +1,114 @@
+/**
+ * The text secret detection reads: the text as a person sees it. Each character is folded on its own to its NFKC
+ * form (full-width and other compatibility forms become what they look like: `９` is `9`, `ｐ` is `p`) and invisible
+ * format characters (`\p{Cf}`: U+200B, U+00AD, U+2060, U+FEFF…) are left out. Folding character by character
+ * gives what NFKC of the whole text gives for everything detection looks at: a composition across characters never
+ * makes an ASCII letter or digit, nor a character of a Chinese keyword. The CJK punctuation that ends a word
+ * (`，。；！？、`) is kept as it is, so a Chinese clause still ends there.
+ *
+ * Each unit of the view knows the code point of the original text it came from, so a span found in the view maps back
+ * to whole code points of the original. A text in plain ASCII is its own view, with nothing built.
+ */
+
+/** A text as detection reads it. */
+export interface View {
+  readonly text: string
+  /** For each unit of `text`, where its code point starts in the original; undefined when `text` is the original. */
+  readonly origin: Int32Array | undefined
+}
+
+/** CJK punctuation the scanners read as the end of a word or clause, kept as it is. */
+const KEPT: ReadonlySet<number> = new Set(Array.from("，。；！？、", (ch) => ch.charCodeAt(0)))
+
+const FORMAT = /^\p{Cf}$/u
+
+/** What a code point reads as, or undefined when it reads as itself. */
+const computeFold = (codePoint: number): string | undefined => {
+  const ch = String.fromCodePoint(codePoint)
+  if (KEPT.has(codePoint)) return undefined
+  if (FORMAT.test(ch)) return ""
+  const folded = ch.normalize("NFKC")
+  return folded === ch ? undefined : folded
+}
+
+/** Per BMP unit: 0 not known yet, 1 reads as itself, 2 folds (to `FOLDS`' entry). Filled as characters are met. */
+const BMP_STATE = new Uint8Array(0x10000)
+/** What each folding code point met so far reads as; beyond the BMP, `null` for one that reads as itself. */
+const FOLDS = new Map<number, string | null>()
+
+/** What a code point reads as, or undefined when it reads as itself (ASCII always does). */
+const foldOf = (codePoint: number): string | undefined => {
+  if (codePoint < 0x80) return undefined
+  if (codePoint < 0x10000) {
+    const state = BMP_STATE[codePoint]!
+    if (state === 1) return undefined
+    if (state === 2) return FOLDS.get(codePoint)!
+    // A lone surrogate reads as itself.
+    const folded = codePoint >= 0xd800 && codePoint <= 0xdfff ? undefined : computeFold(codePoint)
+    BMP_STATE[codePoint] = folded === undefined ? 1 : 2
+    if (folded !== undefined) FOLDS.set(codePoint, folded)
+    return folded
+  }
+  const known = FOLDS.get(codePoint)
+  if (known !== undefined) return known ?? undefined
+  const folded = computeFold(codePoint)
+  FOLDS.set(codePoint, folded ?? null)
+  return folded
+}
+
+const NON_ASCII = /[^\0-\x7f]/
+
+/** The index of the first code point of `text` that does not read as itself, or -1. */
+const firstFold = (text: string): number => {
+  const nonAscii = text.search(NON_ASCII) // plain ASCII reads as itself, found by the regex engine at its speed
+  if (nonAscii < 0) return -1
+  for (let i = nonAscii; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) continue
+    const codePoint = text.codePointAt(i)!
+    if (foldOf(codePoint) !== undefined) return i
+    if (codePoint > 0xffff) i++
+  }
+  return -1
+}
+
+/** `text` as detection reads it. */
+export const of = (text: string): View => {
+  const first = firstFold(text)
+  if (first < 0) return { text, origin: undefined }
+  let origin = new Int32Array(text.length + 16)
+  let size = 0
+  const map = (count: number, from: number) => {
+    if (size + count >= origin.length) {
+      const grown = new Int32Array(Math.max(origin.length * 2, size + count + 1))
+      grown.set(origin)
+      origin = grown
+    }
+    for (let k = 0; k < count; k++) origin[size++] = from
+  }
+  for (let j = 0; j < first; j++) origin[size++] = j
+  const parts: Array<string> = []
+  let kept = 0 // where the stretch of text read as itself, not yet in `parts`, starts
+  let i = first
+  while (i < text.length) {
+    const codePoint = text.codePointAt(i)!
+    const units = codePoint > 0xffff ? 2 : 1
+    const folded = foldOf(codePoint)
+    if (folded === undefined) {
+      map(units, i)
+    } else {
+      parts.push(text.slice(kept, i), folded)
+      map(folded.length, i)
+      kept = i + units
+    }
+    i += units
+  }
+  parts.push(text.slice(kept))
+  return { text: parts.join(""), origin: origin.subarray(0, size) }
+}
+
+/** The span of the original text that the view's units `[start, end)` came from: whole code points. */
+export const original = (view: View, text: string, start: number, end: number): readonly [number, number] => {
+  if (view.origin === undefined) return [start, end]
+  const last = view.origin[end - 1]!
+  return [view.origin[start]!, last + (text.codePointAt(last)! > 0xffff ? 2 : 1)]
+}
