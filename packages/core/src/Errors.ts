@@ -4,6 +4,7 @@
  * that `Effect.catchReason` can pick out. Nothing in mneme is thrown.
  */
 import { DateTime, Predicate, Schema } from "effect"
+import * as Topic from "./Topic.ts"
 
 const TypeId = "~@mneme/core/Error" as const
 
@@ -46,13 +47,13 @@ export class UnlistedEntry extends Schema.TaggedError<UnlistedEntry>()("Unlisted
   }
 }
 
-/** A topic name that cannot be one (`topic` is shown as given, secrets masked). */
+/** A topic name that cannot be one (`topic` as given; the message shows it with its secrets masked). */
 export class BadTopic extends Schema.TaggedError<BadTopic>()("BadTopic", {
   topic: Schema.String
 }) {
   readonly [TypeId] = TypeId
   override get message() {
-    return `${quote(this.topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret`
+    return `${quote(Topic.shown(this.topic))} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret`
   }
 }
 
