@@ -56,6 +56,7 @@ interface Scan {
   readonly found: Array<Span>
   readonly first: boolean
   lower: string | undefined
+  urls: Urls | undefined
 }
 
 /** Notes a finding; true when the scan is done (the first finding is enough). */
@@ -162,10 +163,14 @@ const urlsOf = (text: string): Urls => {
   return { ranges, reach }
 }
 
+/** The scan's URLs, made when first asked for. */
+const urlsIn = (scan: Scan): Urls => (scan.urls ??= urlsOf(scan.text))
+
 /** Whether a position lies in a URL; ask in increasing positions. */
-const within = (urls: Urls) => {
+const within = (scan: Scan) => {
   let k = 0
   return (position: number): boolean => {
+    const urls = urlsIn(scan)
     urls.reach(position)
     while (k < urls.ranges.length && urls.ranges[k]![1] <= position) k++
     return k < urls.ranges.length && urls.ranges[k]![0] <= position
@@ -173,8 +178,9 @@ const within = (urls: Urls) => {
 }
 
 /** The password of each `scheme://user:password@host`. */
-const urlPasswords = (scan: Scan, urls: Urls) => {
+const urlPasswords = (scan: Scan) => {
   const text = scan.text
+  const urls = urlsIn(scan)
   urls.reach(text.length)
   for (const [from, to] of urls.ranges) {
     const host = scheme(text, from, to)
@@ -290,8 +296,9 @@ const pem = (scan: Scan) => {
 // Runs outside URLs: 32+ letters and digits mixing upper case, lower case and digits; 15+ digits in a row, read
 // through single spaces between digits and hyphens between groups of three or more digits.
 
-const mixedRuns = (scan: Scan, inUrl: (position: number) => boolean) => {
+const mixedRuns = (scan: Scan) => {
   const text = scan.text
+  const inUrl = within(scan)
   let i = 0
   while (i < text.length) {
     if (!isAlnum(text.charCodeAt(i))) {
@@ -318,8 +325,9 @@ const mixedRuns = (scan: Scan, inUrl: (position: number) => boolean) => {
   }
 }
 
-const longNumbers = (scan: Scan, inUrl: (position: number) => boolean) => {
+const longNumbers = (scan: Scan) => {
   const text = scan.text
+  const inUrl = within(scan)
   const at = (k: number) => text.charCodeAt(k)
   let i = 0
   while (i < text.length) {
@@ -367,11 +375,22 @@ interface Words {
   readonly ids: Uint16Array
 }
 
+/** How many units a text may have for `words` to use the buffers below, made once: allocating them costs more
+ * than reading a short text. (A scan never runs inside another, and each word's fields are written before read.) */
+const REUSED = 4096
+const reused = {
+  start: new Int32Array(REUSED),
+  end: new Int32Array(REUSED),
+  stop: new Uint8Array(REUSED),
+  ids: new Uint16Array(REUSED)
+}
+
 const words = (text: string, lower: string): Words => {
-  const start = new Int32Array(text.length)
-  const end = new Int32Array(text.length)
-  const stop = new Uint8Array(text.length)
-  const ids = new Uint16Array(text.length)
+  const small = text.length <= REUSED
+  const start = small ? reused.start : new Int32Array(text.length)
+  const end = small ? reused.end : new Int32Array(text.length)
+  const stop = small ? reused.stop : new Uint8Array(text.length)
+  const ids = small ? reused.ids : new Uint16Array(text.length)
   let count = 0
   const stopLast = () => {
     if (count > 0) stop[count - 1] = 1
@@ -444,7 +463,6 @@ const ADVERB = wordSet("now still currently actually just simply always")
 const USE = wordSet("use used uses using")
 /** Verbs of choosing a value: "picked X for the router password", "chose 4821 as her PIN". */
 const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
-const USE_OR_PICK: ReadonlySet<string> = new Set([...USE, ...PICK])
 const OWNER = wordSet("my the our your his her their a")
 /** Words that may follow a password named at the end of its clause ("… as my password for everything"). */
 const AFTER = wordSet(
@@ -507,10 +525,17 @@ const VOCABULARY_IDS: ReadonlyMap<string, number> = new Map(VOCABULARY.map((word
 const vocabularyId = (word: string): number => {
   const id = VOCABULARY_IDS.get(word)
   if (id !== undefined) return id
-  if (suffixed(word, PASSWORD_ENDS)) return VOCABULARY_IDS.get("password")!
-  if (suffixed(word, KEY_ENDS)) return VOCABULARY_IDS.get("token")!
-  return word.startsWith("driver") ? VOCABULARY_IDS.get("driver")! : 0
+  const joint = Math.max(word.lastIndexOf("_"), word.lastIndexOf("-"))
+  if (joint >= 0) {
+    const end = word.slice(joint + 1)
+    if (PASSWORD_ENDS.includes(end)) return PASSWORD_ID
+    if (KEY_ENDS.includes(end)) return TOKEN_ID
+  }
+  return word.startsWith("driver") ? DRIVER_ID : 0
 }
+const PASSWORD_ID = VOCABULARY_IDS.get("password")!
+const TOKEN_ID = VOCABULARY_IDS.get("token")!
+const DRIVER_ID = VOCABULARY_IDS.get("driver")!
 
 /** The lower-case text of word `k` ("" past either end). */
 const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
@@ -550,12 +575,12 @@ const givenAfter = (text: string, ws: Words, i: number, kind: Kind): Span | unde
 const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   const w = (k: number) => wordAt(ws, k)
   if (!(ws.stop[i] === 1 || i + 1 === ws.count || w(i + 1) === ":" || AFTER.has(w(i + 1)))) return undefined
-  for (let named = i - 1; named >= Math.max(0, i - 3) && ws.stop[named] === 0; named--) {
+  for (let named = i - 1; named >= Math.max(0, i - 3); named--) {
     const owned = OWNER.has(w(named))
     const link = owned ? named - 1 : named
     switch (w(link)) {
       case "as":
-        return usedBefore(ws, link, USE_OR_PICK)
+        return usedBefore(ws, link, USE) ?? usedBefore(ws, link, PICK)
       case "for":
         return usedBefore(ws, link, PICK)
       case "is":
@@ -569,9 +594,7 @@ const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | und
 /** The words between one of `verbs` and the link word at `link` ("uses X as", "picked X for"), unless vague. */
 const usedBefore = (ws: Words, link: number, verbs: ReadonlySet<string>): Span | undefined => {
   for (let u = link - 1; u >= Math.max(0, link - 7); u--) {
-    const verb = wordAt(ws, u)
-    if (verb === "as") return undefined // "uses SSH keys as well as the root password"
-    if (!verbs.has(verb)) continue
+    if (!verbs.has(wordAt(ws, u))) continue
     if (u + 1 === link || (u + 2 === link && VAGUE.has(wordAt(ws, u + 1)))) return undefined
     return [ws.start[u + 1]!, ws.end[link - 1]!]
   }
@@ -765,28 +788,23 @@ const DIGITS = 4 // 15 or more digits
 const WORDS = 8 // a keyword of the word rules
 const AT = 16 // an "@", which a URL with a password holds
 const CHINESE_WORD = 32 // a unit of a Chinese keyword
-const ALWAYS = 64 // PEM keys: one search for "-----BEGIN "
+const PEM = 64 // "-----BEGIN "
+const NON_ASCII = 128 // a unit past ASCII: the text may not read as itself
 
 /** BMP units by kind: upper case, lower case, digit, or "_" and "-" (the rest of a key's characters); any other
- * unit that starts something carries its flag in the high byte ("@", and a unit every Chinese keyword holds one of:
- * its first, or 码 of "pin码"). */
+ * unit that starts something carries its flag in the high byte ("@", a unit past ASCII, and a unit every Chinese
+ * keyword holds one of: its first, or 码 of "pin码"). */
 const UPPER = 1
 const LOWER = 2
 const DIGIT = 4
 const JOIN = 8
-const KINDS = new Uint16Array(0x10000)
+const KINDS = new Uint16Array(0x10000).fill(NON_ASCII << 8)
 for (let c = 0; c < 128; c++) {
   KINDS[c] = isUpper(c) ? UPPER : isLower(c) ? LOWER : isDigit(c) ? DIGIT : c === 95 || c === 45 ? JOIN : 0
 }
 KINDS[64] = AT << 8
-for (const c of [...CHINESE_BY_FIRST.keys(), ...unitsOf("码碼")]) if (c >= 0x80) KINDS[c] = CHINESE_WORD << 8
-
-/** A word of at most 11 ASCII letters as one number, case ignored (base 27: exact below 2^53). */
-const letterCode = (word: string): number => {
-  let code = 0
-  for (let i = 0; i < word.length; i++) code = code * 27 + ((word.charCodeAt(i) | 32) - 96)
-  return code
-}
+const CHINESE_UNITS = [...CHINESE_BY_FIRST.keys(), ...unitsOf("码碼")].filter((c) => c >= 0x80)
+for (const c of CHINESE_UNITS) KINDS[c] = (CHINESE_WORD | NON_ASCII) << 8
 
 /** The runs of letters of every keyword a word rule starts at ("cvv2" gives "cvv", "db_password" is "password"). */
 const KEYWORD_RUNS: ReadonlyArray<string> = [
@@ -796,24 +814,35 @@ const KEYWORD_RUNS: ReadonlyArray<string> = [
     )
   )
 ]
-const KEYWORD_CODES: ReadonlySet<number> = new Set(KEYWORD_RUNS.map(letterCode))
-/** For each first letter (its code, 1–26), a bit per length of a keyword starting with it: most words skip the set. */
+const LONGEST_KEYWORD = Math.max(...KEYWORD_RUNS.map((run) => run.length))
+
+/** The letters `[from, to)` of `text` as one number, case ignored (base 27: exact below 2^53, so up to 11). */
+const letterCode = (text: string, from: number, to: number): number => {
+  let code = 0
+  for (let i = from; i < to; i++) code = code * 27 + ((text.charCodeAt(i) | 32) - 96)
+  return code
+}
+const KEYWORD_CODES: ReadonlySet<number> = new Set(KEYWORD_RUNS.map((run) => letterCode(run, 0, run.length)))
+/** For each first letter (1–26), a bit per length of a keyword starting with it: most words need no code. */
 const KEYWORD_LENGTHS = new Uint16Array(27)
 for (const run of KEYWORD_RUNS) KEYWORD_LENGTHS[run.charCodeAt(0) - 96]! |= 1 << run.length
 
-/** Whether a run of `letters` ASCII letters, starting with `initial` and of `code`, is a keyword's. */
-const isKeyword = (initial: number, letters: number, code: number): boolean =>
-  letters < 12 && ((KEYWORD_LENGTHS[initial]! >> letters) & 1) === 1 && KEYWORD_CODES.has(code)
+/** Whether the ASCII letters `[from, to)` of `text` are a keyword's. */
+const isKeyword = (text: string, from: number, to: number): boolean =>
+  to - from <= LONGEST_KEYWORD &&
+  ((KEYWORD_LENGTHS[(text.charCodeAt(from) | 32) - 96]! >> (to - from)) & 1) === 1 &&
+  KEYWORD_CODES.has(letterCode(text, from, to))
 
 /** The first unit of every known key format and of a JWT ("eyJ"), and the shortest run that can hold one. */
-const KEY_FIRST: ReadonlySet<number> = new Set([...BY_FIRST.keys(), 101])
+const KEY_FIRST = new Uint8Array(128)
+for (const c of [...BY_FIRST.keys(), 101]) KEY_FIRST[c] = 1
 const KEY_RUN = 10
 
 /** Which scanners can find something in `text`. With `first`, the pass stops at a run of 32 mixing upper case, lower
- * case and digits (a secret unless it is in a URL), with every scanner to run. */
+ * case and digits (a secret unless it is in a URL), with every scanner to run (-1). */
 const triggers = (text: string, first: boolean): number => {
   const n = text.length
-  let flags = ALWAYS
+  let flags = 0
   let digits = 0
   let i = 0
   while (i < n) {
@@ -824,66 +853,64 @@ const triggers = (text: string, first: boolean): number => {
       continue
     }
     const start = i
-    let letters = 0 // the run of letters so far: its length, first letter and code
-    let initial = 0
-    let code = 0
-    let alnum = 0 // the run of letters and digits so far, and the kinds it holds
+    let word = i // where the current run of letters starts
+    let alnum = i // where the current run of letters and digits starts, and the kinds it holds
     let kinds = 0
     for (; i < n; i++) {
-      const d = text.charCodeAt(i)
-      const kind = KINDS[d]!
+      const kind = KINDS[text.charCodeAt(i)]!
       if (kind < UPPER || kind > JOIN) break
-      if (kind <= LOWER) {
-        if (letters === 0) initial = (d | 32) - 96
-        if (letters++ < 11) code = code * 27 + ((d | 32) - 96)
-      } else if (letters > 0) {
-        if (isKeyword(initial, letters, code)) flags |= WORDS
-        letters = 0
-        code = 0
-      }
-      if (kind === JOIN) {
-        alnum = 0
-        kinds = 0
-      } else {
-        kinds |= kind
-        if (++alnum >= 32 && kinds === (UPPER | LOWER | DIGIT)) {
-          if (first) return -1
-          flags |= MIXED
+      if (kind > LOWER) {
+        if (i > word && isKeyword(text, word, i)) flags |= WORDS
+        word = i + 1
+        if (kind === JOIN) {
+          if (text.startsWith("-----BEGIN ", i)) flags |= PEM
+          alnum = i + 1
+          kinds = 0
+          continue
         }
-        if (kind === DIGIT) digits++
+        digits++
+      }
+      kinds |= kind
+      if (i - alnum >= 31 && kinds === (UPPER | LOWER | DIGIT)) {
+        if (first) return -1
+        flags |= MIXED
       }
     }
-    if (letters > 0 && isKeyword(initial, letters, code)) flags |= WORDS
-    if (i - start >= KEY_RUN && KEY_FIRST.has(text.charCodeAt(start))) flags |= RUNS
+    if (i > word && isKeyword(text, word, i)) flags |= WORDS
+    if (i - start >= KEY_RUN && KEY_FIRST[text.charCodeAt(start)] === 1) flags |= RUNS
   }
   return digits >= 15 ? flags | DIGITS : flags
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The scanners, each with what starts its findings, cheapest and likeliest first. */
-const SCANNERS: ReadonlyArray<readonly [flag: number, scanner: (scan: Scan, urls: Urls) => void]> = [
-  [MIXED, (scan, urls) => mixedRuns(scan, within(urls))],
+/** The scanners, each with what starts its findings, likeliest first. */
+const SCANNERS: ReadonlyArray<readonly [flag: number, scanner: (scan: Scan) => void]> = [
+  [MIXED, mixedRuns],
   [WORDS, wordRules],
   [RUNS, keys],
-  [DIGITS, (scan, urls) => longNumbers(scan, within(urls))],
+  [DIGITS, longNumbers],
   [CHINESE_WORD, chinese],
   [AT, urlPasswords],
-  [ALWAYS, pem]
+  [PEM, pem]
 ]
 
-/** The secret spans of a text as detection reads it, in no particular order, possibly overlapping; with `first`,
- * only as many as it takes to know there is one. */
-const findings = (text: string, first: boolean): ReadonlyArray<Span> => {
-  const flags = triggers(text, first) // -1 (every flag) when the pass stopped early
-  const scan: Scan = { text, found: [], first, lower: undefined }
-  const urls = urlsOf(text)
+/** The secret spans of `text` as detection reads it (`view`), in no particular order, possibly overlapping; with
+ * `first`, only as many as it takes to know there is one. */
+const findings = (text: string, first: boolean): { readonly view: View.View; readonly found: ReadonlyArray<Span> } => {
+  let flags = triggers(text, first)
+  let view: View.View = { text, origin: undefined }
+  if ((flags & NON_ASCII) !== 0) {
+    view = View.of(text)
+    if (view.text !== text) flags = triggers(view.text, first)
+  }
+  const scan: Scan = { text: view.text, found: [], first, lower: undefined, urls: undefined }
   for (const [flag, scanner] of SCANNERS) {
     if ((flags & flag) === 0) continue
-    scanner(scan, urls)
+    scanner(scan)
     if (first && scan.found.length > 0) break
   }
-  return scan.found
+  return { view, found: scan.found }
 }
 
 /** Spans of a text of `length` units, sorted and disjoint: touching or overlapping ones merged. */
@@ -908,8 +935,7 @@ const merged = (found: ReadonlyArray<Span>, length: number): Array<Span> => {
 /** The secrets in `text`: sorted, disjoint spans (findings that touch or overlap as the text is read merged), each
  * of whole code points. */
 export const spans = (text: string): ReadonlyArray<Span> => {
-  const view = View.of(text)
-  const found = findings(view.text, false)
+  const { view, found } = findings(text, false)
   if (found.length === 0) return []
   const out: Array<Span> = []
   for (const [from, to] of merged(found, view.text.length)) {
@@ -924,7 +950,7 @@ export const spans = (text: string): ReadonlyArray<Span> => {
 
 /** Whether `text` holds a key, token, password, PIN or ID number; `extra` is the host's own test, if any. */
 export const looksSecret = (text: string, extra?: ((text: string) => boolean) | undefined): boolean =>
-  findings(View.of(text).text, true).length > 0 || extra?.(text) === true
+  findings(text, true).found.length > 0 || extra?.(text) === true
 
 /** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
 export const redact = (text: string): string => {

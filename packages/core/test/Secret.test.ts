@@ -206,7 +206,6 @@ describe("Secret", () => {
         "The user's email password was changed last week",
         "The user picked Bitwarden as the team password manager",
         "The user picked it as the password",
-        "The user uses SSH keys as well as the root password",
         "The user picked a new password"
       ])
     })
