@@ -150,9 +150,20 @@ export const insertEntry = (parsed: Parsed, line: string, kind: "memory" | "topi
 export const replaceLine = (lines: ReadonlyArray<string>, index: number, line: string): ReadonlyArray<string> =>
   lines.map((old, at) => (at === index ? line : old))
 
-/** The lines without line `index`. */
-export const removeLine = (lines: ReadonlyArray<string>, index: number): ReadonlyArray<string> =>
-  lines.filter((_, at) => at !== index)
+const isHeading = (line: string | undefined): boolean => line !== undefined && heading(line) !== undefined
+
+/**
+ * The lines without line `index` (an entry line), and without the blank line above it where that blank would be left
+ * standing for nothing: before another blank line or the end of the file, or between a heading and the next heading
+ * (the blank `insertEntry` puts after a heading). So removing the entries added to a file gives back the file, byte
+ * for byte, and blank lines never pile up; every other blank line stays.
+ */
+export const removeLine = (lines: ReadonlyArray<string>, index: number): ReadonlyArray<string> => {
+  const after = lines[index + 1]
+  const dropsBlank =
+    index > 0 && isBlank(lines[index - 1]) && (isBlank(after) || (isHeading(lines[index - 2]) && isHeading(after)))
+  return lines.filter((_, at) => at !== index && !(dropsBlank && at === index - 1))
+}
 
 /**
  * The lines with `- [[topic]]` (a cleaned topic name) at the end of the first `## Index` section; the section is
