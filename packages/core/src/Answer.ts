@@ -7,6 +7,7 @@ import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import * as Entry from "./Entry.ts"
 import { BadTopic, MalformedAnswer, UnlistedEntry } from "./Errors.ts"
 import type { Settings } from "./MemoryConfig.ts"
+import * as Secret from "./Secret.ts"
 import * as Text from "./Text.ts"
 import * as Topic from "./Topic.ts"
 import * as Vet from "./Vet.ts"
@@ -51,7 +52,27 @@ const reasonOf = (issue: SchemaIssue.Issue): string => {
   return path === "" ? message : `${path.slice(path.startsWith(".") ? 1 : 0)}: ${message}`
 }
 
-const malformed = (answer: string, reason: string) => new MalformedAnswer({ reason, excerpt: Text.take(answer, 120) })
+/** How many code points of the answer a MalformedAnswer quotes. */
+const excerptLength = 120
+
+/** How many code points past the quote the secret check reads, so it sees whole a secret the quote's end cuts. */
+const excerptContext = 200
+
+/** The first 120 code points of the answer, each secret in them masked, whole even where the quote's end cuts it. */
+const excerptOf = (answer: string): string => {
+  const read = Text.take(answer, excerptLength + excerptContext)
+  const end = Text.take(read, excerptLength).length
+  let excerpt = ""
+  let at = 0
+  for (const [start, stop] of Secret.spans(read)) {
+    if (start >= end) break
+    excerpt += read.slice(at, start) + Secret.mask
+    at = stop
+  }
+  return at >= end ? excerpt : excerpt + read.slice(at, end)
+}
+
+const malformed = (answer: string, reason: string) => new MalformedAnswer({ reason, excerpt: excerptOf(answer) })
 
 /** Reads the JSON object between the answer's first `{` and last `}` into its changes, or fails the whole answer. */
 export const parse = (answer: string): Effect.Effect<ReadonlyArray<Change>, MalformedAnswer> => {

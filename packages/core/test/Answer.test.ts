@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Answer from "../src/Answer.ts"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
+import * as Secret from "../src/Secret.ts"
 
 /** The JSON answer holding these changes. */
 const answerOf = (...changes: ReadonlyArray<unknown>) => JSON.stringify({ changes })
@@ -72,10 +73,11 @@ describe("Answer.parse", () => {
         const error = yield* Effect.flip(Answer.parse(answer))
         assert.strictEqual(error._tag, "MalformedAnswer")
         assert.strictEqual(error.reason, `changes[1].entry: ${expected}`)
-        assert.strictEqual(error.excerpt, answer.slice(0, 120))
+        // The answer is shorter than the 120 characters quoted; an entry number as long as a card number is masked.
+        assert.strictEqual(error.excerpt, Secret.redact(answer))
         assert.strictEqual(
           error.message,
-          `the model's answer is not a list of changes (${error.reason}): ${JSON.stringify(answer.slice(0, 120))}`
+          `the model's answer is not a list of changes (${error.reason}): ${JSON.stringify(error.excerpt)}`
         )
       })
     )
@@ -146,6 +148,30 @@ describe("Answer.parse", () => {
       assert.strictEqual(error.excerpt, "a".repeat(119) + "😀")
       const chinese = "不".repeat(200) + " {oops}"
       assert.strictEqual((yield* Effect.flip(Answer.parse(chinese))).excerpt, "不".repeat(120))
+    })
+  )
+
+  it.effect("masks secrets in the excerpt it quotes, so a password never reaches the review state or a screen", () =>
+    Effect.gen(function* () {
+      const answer = 'The root password is hunter2zz, so {"changes": [{"op": "add"}]}'
+      const error = yield* Effect.flip(Answer.parse(answer))
+      assert.strictEqual(error._tag, "MalformedAnswer")
+      assert.strictEqual(error.reason, "changes[0].text: missing key")
+      assert.strictEqual(error.excerpt, 'The root password is [secret], so {"changes": [{"op": "add"}]}')
+      assert.strictEqual(
+        error.message,
+        `the model's answer is not a list of changes (changes[0].text: missing key): ${JSON.stringify(error.excerpt)}`
+      )
+    })
+  )
+
+  it.effect("masks whole a secret the excerpt's end cuts", () =>
+    Effect.gen(function* () {
+      const key = "ghp_aB3xY7kLm9Qr2sT5vW8zC1dF4gH6jK0nP2qR"
+      const error = yield* Effect.flip(Answer.parse("a".repeat(110) + " " + key + " {"))
+      assert.strictEqual(error._tag, "MalformedAnswer")
+      assert.strictEqual(error.reason, "no JSON object in it")
+      assert.strictEqual(error.excerpt, "a".repeat(110) + " [secret]")
     })
   )
 
@@ -354,7 +380,7 @@ describe("Answer.vet", () => {
         assert.strictEqual(error._tag, "BadTopic")
         assert.strictEqual(
           error.message,
-          `${JSON.stringify(topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory"`
+          `${JSON.stringify(topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret`
         )
       })
     )
