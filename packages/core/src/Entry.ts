@@ -13,42 +13,77 @@ const none: Metadata = []
 /** A key: a letter, then letters, digits, `_` or `-`. */
 const isKey = (key: string): boolean => /^\p{L}[\p{L}\p{N}_-]*$/u.test(key)
 
-/** The pairs of a bracket's inside, or undefined when it is not metadata (every part `key: value`, at least one). */
-const pairs = (inside: string): Metadata | undefined => {
-  const found: Array<readonly [string, string]> = []
-  for (const part of inside.split(";")) {
-    if (part.trim() === "") continue
-    const colon = part.indexOf(":")
-    if (colon < 0) return undefined
-    const key = part.slice(0, colon).trim()
-    if (!isKey(key)) return undefined
-    found.push([key, Text.fold(part.slice(colon + 1))])
+const space = 32
+
+/** Whether `text[from, to)` is a key: ASCII read by hand, anything else by the pattern. */
+const isKeyAt = (text: string, from: number, to: number): boolean => {
+  if (from >= to) return false
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 128) return isKey(text.slice(from, to))
+    const letter = ((c | 0x20) - 97) >>> 0 < 26
+    if (!letter && (i === from || !((c >= 48 && c <= 57) || c === 95 || c === 45))) return false
   }
-  return found.length > 0 ? found : undefined
+  return true
 }
 
-/** Where the metadata bracket that ends `text` at `end` starts, with its pairs; undefined when there is none. */
-const trailing = (text: string, end: number): { readonly start: number; readonly meta: Metadata } | undefined => {
-  if (text[end - 1] !== "]") return undefined
-  let start = end - 2
-  while (start >= 0 && text[start] !== "[" && text[start] !== "]") start--
-  if (start < 0 || text[start] !== "[") return undefined
-  const meta = pairs(text.slice(start + 1, end - 1))
-  return meta === undefined ? undefined : { start, meta }
+/**
+ * Reads the inside `text[from, to)` of a bracket of folded text (white space is single spaces): the number of its
+ * pairs, each pushed to `into` when given, or -1 when it is not metadata (every `;`-separated part blank or
+ * `key: value`, at least one pair). Each character is read once, and nothing is allocated unless pairs are wanted.
+ */
+const readPairs = (text: string, from: number, to: number, into?: Array<readonly [string, string]>): number => {
+  let count = 0
+  for (let start = from; start <= to;) {
+    let key = start
+    while (key < to && text.charCodeAt(key) === space) key++
+    let colon = -1
+    let end = key
+    for (; end < to; end++) {
+      const c = text.charCodeAt(end)
+      if (c === 59) break // ";"
+      if (c === 58 && colon < 0) colon = end // ":"
+    }
+    if (key < end) {
+      if (colon < 0) return -1
+      let keyEnd = colon
+      while (keyEnd > key && text.charCodeAt(keyEnd - 1) === space) keyEnd--
+      if (!isKeyAt(text, key, keyEnd)) return -1
+      into?.push([text.slice(key, keyEnd), text.slice(colon + 1, end).trim()])
+      count++
+    }
+    start = end + 1
+  }
+  return count > 0 ? count : -1
+}
+
+/**
+ * Where the metadata bracket that ends folded `text` at `end` starts, or -1 when there is none; its pairs are pushed
+ * to `into` when given (and some may be when there is none).
+ */
+const trailing = (text: string, end: number, into?: Array<readonly [string, string]>): number => {
+  if (end < 2 || text.charCodeAt(end - 1) !== 93) return -1 // "]"
+  const start = text.lastIndexOf("[", end - 2)
+  if (start < 0 || text.indexOf("]", start) !== end - 1) return -1
+  return readPairs(text, start + 1, end - 1, into) < 0 ? -1 : start
 }
 
 /** Whether a bullet (`-` or `*`, then a space or the end) starts at `at`. */
-const isBullet = (text: string, at: number, end: number): boolean =>
-  (text[at] === "-" || text[at] === "*") && (at + 1 === end || text[at + 1] === " ")
+const isBullet = (text: string, at: number, end: number): boolean => {
+  const c = text.charCodeAt(at)
+  return (c === 45 || c === 42) && (at + 1 === end || text.charCodeAt(at + 1) === space)
+}
 
-/** Drops every trailing metadata bracket from folded `text`, then every leading bullet (`-` or `*` and a space). */
-const strip = (text: string): string => {
-  let end = text.length
+/**
+ * `text[0, end)` of folded text without every trailing metadata bracket, then without every leading bullet (`-` or
+ * `*` and a space), trimmed.
+ */
+const strip = (text: string, end: number): string => {
   for (;;) {
-    while (end > 0 && text[end - 1] === " ") end--
-    const found = trailing(text, end)
-    if (found === undefined) break
-    end = found.start
+    while (end > 0 && text.charCodeAt(end - 1) === space) end--
+    const start = trailing(text, end)
+    if (start < 0) break
+    end = start
   }
   let start = 0
   while (start < end && isBullet(text, start, end)) start += 2
@@ -56,7 +91,10 @@ const strip = (text: string): string => {
 }
 
 /** Entry text cleaned: white space folded to single spaces, leading bullets dropped, trailing metadata dropped. */
-export const clean = (text: string): string => strip(Text.fold(text))
+export const clean = (text: string): string => {
+  const folded = Text.fold(text)
+  return strip(folded, folded.length)
+}
 
 /**
  * Splits an entry line's body (the line without its bullet) into its cleaned text and the metadata of its last
@@ -64,10 +102,9 @@ export const clean = (text: string): string => strip(Text.fold(text))
  */
 export const split = (body: string): { readonly text: string; readonly meta: Metadata } => {
   const folded = Text.fold(body)
-  const found = trailing(folded, folded.length)
-  return found === undefined
-    ? { text: strip(folded), meta: none }
-    : { text: strip(folded.slice(0, found.start)), meta: found.meta }
+  const meta: Array<readonly [string, string]> = []
+  const start = trailing(folded, folded.length, meta)
+  return start < 0 ? { text: strip(folded, folded.length), meta: none } : { text: strip(folded, start), meta }
 }
 
 /** A metadata value as written: `;`, `[`, `]` and line breaks become spaces, white space folded. */

@@ -34,8 +34,12 @@ export const takeLast = (text: string, count: number): string => {
   return count >= total ? text : text.slice(indexOf(text, total - count))
 }
 
-/** `text` with every run of white space folded to one space, trimmed. */
-export const fold = (text: string): string => text.replace(/\s{2,}|[^\S ]/gu, " ").trim()
+/** Whether text holds white space other than single spaces (`\s` is exactly these characters). */
+const unfolded = /[\t-\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]| {2}/
+
+/** `text` with every run of white space folded to one space, trimmed. Most text has nothing to fold: one quick test. */
+export const fold = (text: string): string =>
+  unfolded.test(text) ? text.replace(/\s{2,}|[^\S ]/gu, " ").trim() : text.trim()
 
 /** The key two texts are compared by when looking for the same fact: white space folded, case ignored. */
 export const sameKey = (text: string): string => fold(text).toLowerCase()
