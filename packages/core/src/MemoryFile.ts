@@ -52,12 +52,34 @@ const isIndex = (line: string): boolean => {
   return title.startsWith("index") && rest.trimStart() !== rest && /^#+$/u.test(rest.trim())
 }
 
+const isBulletMark = (c: number): boolean => c === 45 || c === 42 // "-", "*"
+
 /** The body of a bullet line (`-` or `*`, then white space or nothing, after any indentation). */
 const bullet = (line: string): string | undefined => {
-  const text = line.trimStart()
-  const mark = text[0]
-  if (mark !== "-" && mark !== "*") return undefined
-  return text.length === 1 || text[1] === " " || text[1] === "\t" ? text.slice(1) : undefined
+  let at = 0
+  while (line.charCodeAt(at) === 32 || line.charCodeAt(at) === 9) at++
+  if (!isBulletMark(line.charCodeAt(at))) {
+    const c = line.charCodeAt(at)
+    if (!(c < 32 || c >= 0xa0)) return undefined // neither a bullet nor other white space
+    at = line.length - line.trimStart().length
+    if (!isBulletMark(line.charCodeAt(at))) return undefined
+  }
+  const next = line.charCodeAt(at + 1)
+  return at + 1 === line.length || next === 32 || next === 9 ? line.slice(at + 1) : undefined
+}
+
+/**
+ * Topic names as cleaned, by the name a link gives: every load reads the index, and cleaning a name checks it for
+ * secrets. Cleaning is pure, so this only remembers answers (at most 4,096, then it starts again).
+ */
+const cleanedNames = new Map<string, string | undefined>()
+
+const cleanName = (name: string): string | undefined => {
+  if (cleanedNames.has(name)) return cleanedNames.get(name)
+  if (cleanedNames.size >= 4096) cleanedNames.clear()
+  const cleaned = Topic.clean(name)
+  cleanedNames.set(name, cleaned)
+  return cleaned
 }
 
 /** The topic a link body names: `[[topic]]` at its start, the name cleaned. */
@@ -65,25 +87,28 @@ const linkTopic = (body: string): string | undefined => {
   const text = body.trim()
   if (!text.startsWith("[[")) return undefined
   const end = text.indexOf("]]", 2)
-  return end < 0 ? undefined : Topic.clean(text.slice(2, end))
+  return end < 0 ? undefined : cleanName(text.slice(2, end))
 }
 
 /** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
 export const parse = (content: string): Parsed => {
   const text = content.replace(/^\uFEFF+/u, "")
   if (text === "") return { lines: [], entries: [], links: [] }
-  const lines = text.split(/\r\n|\r|\n/u)
+  const lines = text.includes("\r") ? text.split(/\r\n|\r|\n/u) : text.split("\n")
   if (lines[lines.length - 1] === "") lines.pop()
   const entries: Array<Entry> = []
   const links: Array<Link> = []
   let inIndex = false
-  lines.forEach((line, index) => {
-    if (heading(line) !== undefined) {
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    const first = line.charCodeAt(0)
+    // Only a line starting with "#" or a space can be a heading.
+    if ((first === 35 || first === 32) && heading(line) !== undefined) {
       inIndex = isIndex(line)
-      return
+      continue
     }
     const body = bullet(line)
-    if (body === undefined) return
+    if (body === undefined) continue
     if (inIndex) {
       const topic = linkTopic(body)
       if (topic !== undefined) links.push({ line: index, topic })
@@ -91,7 +116,7 @@ export const parse = (content: string): Parsed => {
       const { text, meta } = EntryText.split(body)
       if (text !== "") entries.push({ line: index, text, meta })
     }
-  })
+  }
   return { lines, entries, links }
 }
 
