@@ -3,7 +3,7 @@
  * whole answer; `vet` takes the changes that are used, fails on an unlisted entry or a bad topic, and leaves out on
  * its own each entry memory cannot keep. Both are pure; the review applies what `vet` returns and logs its warning.
  */
-import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import * as Entry from "./Entry.ts"
 import { BadTopic, MalformedAnswer, UnlistedEntry } from "./Errors.ts"
 import type { Settings } from "./MemoryConfig.ts"
@@ -17,7 +17,7 @@ const Positive = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 /** An entry number: a whole number ≥ 1, as a JSON number or a string of decimal digits. */
 const EntryNumber = Schema.Union([
   Positive,
-  Schema.String.check(Schema.isPattern(/^[0-9]+$/)).pipe(
+  Schema.String.check(Schema.isPattern(/^[0-9]+$/u)).pipe(
     Schema.decodeTo(Positive, SchemaTransformation.numberFromString)
   )
 ])
@@ -33,12 +33,77 @@ const ChangeSchema = Schema.Union([
   Schema.Struct({ op: Schema.Literal("remove"), entry: EntryNumber })
 ]).annotate({ expected: `a change whose "op" is "add", "edit" or "remove"` })
 
-const decodeAnswer = Schema.decodeUnknownEffect(
-  Schema.fromJsonString(Schema.Struct({ changes: Schema.Array(ChangeSchema) }))
-)
+/** The answer the model gives (SPEC 4.4 step 1): a JSON object with a list of changes. `parse` reads by it. */
+export const AnswerSchema = Schema.Struct({ changes: Schema.Array(ChangeSchema) })
+
+/**
+ * The answer's JSON Schema (draft 2020-12), derived from `AnswerSchema`, for a model's structured output: the same
+ * contract `parse` reads by, so the two cannot drift. (JSON Schema cannot say everything: `parse` stays the judge.)
+ */
+export const jsonSchema = Schema.toJsonSchemaDocument(AnswerSchema)
+
+/** Decodes the answer's JSON text; only where `JSON.parse` fails, so the schema words that failure too. */
+const decodeText = Schema.decodeUnknownEffect(Schema.fromJsonString(AnswerSchema))
+
+/** Decodes the answer's JSON value. */
+const decodeValue = Schema.decodeUnknownEffect(AnswerSchema)
 
 /** One change the model asks for; `entry` numbers the entries the review listed, from 1. */
 export type Change = typeof ChangeSchema.Type
+
+const digits = /^[0-9]+$/
+
+/** An entry number as `EntryNumber` reads it, or 0 where it would fail. */
+const entryNumber = (value: unknown): number => {
+  const number = typeof value === "string" && digits.test(value) ? Number(value) : value
+  return typeof number === "number" && Number.isSafeInteger(number) && number >= 1 ? number : 0
+}
+
+/** Whether `value` is a JSON object (not null, not a list). */
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The changes of a JSON value as `AnswerSchema` decodes them, read by hand: the fast path for an answer that is well
+ * formed (what a model mostly gives). Undefined wherever it is not, or may not be; the schema then decodes it, and
+ * words what is wrong, so the schema stays the contract and the errors are the schema's own.
+ */
+const wellFormed = (json: unknown): ReadonlyArray<Change> | undefined => {
+  const list = isObject(json) ? json.changes : undefined
+  if (!Array.isArray(list)) return undefined
+  const changes: Array<Change> = []
+  for (const change of list) {
+    if (!isObject(change)) return undefined
+    const { op, text, entry } = change
+    if (op === "remove") {
+      const number = entryNumber(entry)
+      if (number === 0) return undefined
+      changes.push({ op, entry: number })
+      continue
+    }
+    if (typeof text !== "string" || text === "") return undefined
+    if (op === "edit") {
+      const number = entryNumber(entry)
+      if (number === 0) return undefined
+      changes.push({ op, entry: number, text })
+    } else if (op === "add") {
+      const { topic, team } = change
+      if ((topic !== undefined && typeof topic !== "string") || (team !== undefined && typeof team !== "boolean")) {
+        return undefined
+      }
+      changes.push(
+        topic === undefined
+          ? team === undefined
+            ? { op, text }
+            : { op, text, team }
+          : team === undefined
+            ? { op, text, topic }
+            : { op, text, topic, team }
+      )
+    } else return undefined
+  }
+  return changes
+}
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -79,7 +144,11 @@ export const parse = (answer: string): Effect.Effect<ReadonlyArray<Change>, Malf
   const start = answer.indexOf("{")
   const end = answer.lastIndexOf("}")
   if (start < 0 || end < start) return Effect.fail(malformed(answer, "no JSON object in it"))
-  return decodeAnswer(answer.slice(start, end + 1)).pipe(
+  const json = answer.slice(start, end + 1)
+  const read = Result.try(() => JSON.parse(json) as unknown)
+  const changes = Result.isSuccess(read) ? wellFormed(read.success) : undefined
+  if (changes !== undefined) return Effect.succeed(changes)
+  return (Result.isSuccess(read) ? decodeValue(read.success) : decodeText(json)).pipe(
     Effect.map((decoded) => decoded.changes),
     Effect.mapError((error) => malformed(answer, reasonOf(error.issue)))
   )

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Result, Schema, SchemaIssue } from "effect"
+import * as fc from "fast-check"
 import * as Answer from "../src/Answer.ts"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
 import * as Secret from "../src/Secret.ts"
@@ -184,6 +185,202 @@ describe("Answer.parse", () => {
       assert.strictEqual(error.excerpt.length, 120)
     })
   )
+})
+
+/** What the answer's schema alone makes of an answer (the reading `parse` had before its fast path): its changes, or
+ * the first problem worded as "changes[2].entry: expected an integer". */
+const bySchema = (answer: string): { readonly changes: unknown } | { readonly reason: string } => {
+  const start = answer.indexOf("{")
+  const end = answer.lastIndexOf("}")
+  if (start < 0 || end < start) return { reason: "no JSON object in it" }
+  const decoded = Schema.decodeUnknownResult(Schema.fromJsonString(Answer.AnswerSchema))(answer.slice(start, end + 1))
+  if (Result.isSuccess(decoded)) return { changes: decoded.success.changes }
+  const first = SchemaIssue.makeFormatterStandardSchemaV1()(decoded.failure.issue).issues[0]
+  if (first === undefined) return { reason: "not a list of changes" }
+  const keys = (first.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+  const path = keys.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")
+  const message = first.message.charAt(0).toLowerCase() + first.message.slice(1)
+  return { reason: path === "" ? message : `${path.slice(path.startsWith(".") ? 1 : 0)}: ${message}` }
+}
+
+/** Values of every kind for each field of a change, well formed or not. */
+const anything = fc.constantFrom<unknown>("", "a", "Likes tea", 0, 1, 3, -1, 1.5, true, false, null, [3], {}, "x y")
+const wellFormedChange = fc.oneof(
+  fc.record(
+    {
+      op: fc.constant("add"),
+      text: fc.constantFrom("Likes tea", "茶", " "),
+      topic: fc.constantFrom("travel", "Travel Plans", ""),
+      team: fc.boolean(),
+      why: anything
+    },
+    { requiredKeys: ["op", "text"] }
+  ),
+  fc.record({ op: fc.constant("edit"), entry: fc.oneof(fc.nat(40), fc.constantFrom("3", "007")), text: fc.string() }),
+  fc.record({
+    op: fc.constant("remove"),
+    entry: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom("3", "007"))
+  })
+)
+/** A change with any of its fields, each of any kind. */
+const anyChange = fc.record(
+  {
+    op: fc.oneof(fc.constantFrom("add", "edit", "remove"), fc.constantFrom<unknown>("move", "ADD", 1, null)),
+    text: fc.oneof(fc.constantFrom("Likes tea", "茶", " "), anything),
+    entry: fc.oneof(
+      fc.integer({ min: 1, max: 40 }),
+      fc.constantFrom<unknown>("3", "007", " 4 ", "0x10", "", "1e3", "0", 2 ** 53, 2 ** 53 + 2, "99999999999999999999"),
+      anything
+    ),
+    topic: fc.oneof(fc.constantFrom("travel", "Travel Plans"), anything),
+    team: fc.oneof(fc.boolean(), anything),
+    why: anything
+  },
+  { requiredKeys: [] }
+)
+const changes = fc.array(
+  fc.oneof({ weight: 12, arbitrary: wellFormedChange }, { weight: 3, arbitrary: anyChange }, anything),
+  { maxLength: 10 }
+)
+const answerValue = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ changes }) },
+  fc.record({ changes: anything }),
+  fc.record({ change: changes }),
+  fc.record({ changes, note: anything })
+)
+/** Answers as text: JSON, alone, in prose or a fence; sometimes cut short or with a stray comma or brace. */
+const answerText = fc
+  .tuple(answerValue, fc.constantFrom("", "Here you go:\n```json\n", "{ "), fc.constantFrom("", "\n```", "}"), fc.nat())
+  .chain(([value, before, after, at]) => {
+    const json = JSON.stringify(value)
+    return fc.oneof(
+      { weight: 8, arbitrary: fc.constant(json) },
+      { weight: 4, arbitrary: fc.constant(before + json + after) },
+      fc.constant(json.slice(0, at % (json.length + 1)) + "}"),
+      fc.constant(json.replace("}", "},"))
+    )
+  })
+
+describe("Answer.parse, read fast where the answer is well formed", () => {
+  it("property: the same changes, or the same error, as the schema alone gives", () => {
+    fc.assert(
+      fc.property(answerText, (answer) => {
+        const exit = Effect.runSyncExit(Answer.parse(answer))
+        const expected = bySchema(answer)
+        if (Exit.isSuccess(exit)) assert.deepStrictEqual({ changes: exit.value }, expected, answer)
+        else {
+          const error = exit.cause.reasons[0]
+          const failure = error?._tag === "Fail" ? error.error : undefined
+          assert.strictEqual(failure?._tag, "MalformedAnswer", answer)
+          assert.strictEqual(failure?.reason, "reason" in expected ? expected.reason : "(the schema reads it)", answer)
+        }
+      }),
+      { numRuns: 5000 }
+    )
+  })
+
+  it.effect("keeps only the keys the schema knows, in its order, with entry numbers as numbers", () =>
+    Effect.gen(function* () {
+      const changes = yield* Answer.parse(
+        answerOf(
+          { team: false, topic: "travel", text: "Likes tea", op: "add", why: "because" },
+          { text: "Likes coffee", entry: "007", op: "edit", topic: "x" },
+          { entry: 2, op: "remove", text: "gone" }
+        )
+      )
+      assert.deepStrictEqual(
+        changes.map((c) => Object.entries(c)),
+        [
+          [
+            ["op", "add"],
+            ["text", "Likes tea"],
+            ["topic", "travel"],
+            ["team", false]
+          ],
+          [
+            ["op", "edit"],
+            ["entry", 7],
+            ["text", "Likes coffee"]
+          ],
+          [
+            ["op", "remove"],
+            ["entry", 2]
+          ]
+        ]
+      )
+      const schema = bySchema(answerOf({ team: false, topic: "travel", text: "Likes tea", op: "add", why: "because" }))
+      assert.deepStrictEqual("changes" in schema ? Object.keys((schema.changes as Array<object>)[0]!) : [], [
+        "op",
+        "text",
+        "topic",
+        "team"
+      ])
+    })
+  )
+})
+
+/** Whether `value` satisfies `schema`, for the few JSON Schema keywords the answer's document uses (and no other). */
+const satisfies = (schema: Readonly<Record<string, unknown>>, value: unknown): boolean => {
+  const known = ["type", "properties", "required", "additionalProperties", "items", "anyOf", "enum"]
+  const checks = ["minLength", "minimum", "maximum", "pattern"]
+  for (const key of Object.keys(schema)) assert.include([...known, ...checks], key, "a keyword this check reads")
+  const isRecord = typeof value === "object" && value !== null && !Array.isArray(value)
+  const types: Record<string, boolean> = {
+    object: isRecord,
+    array: Array.isArray(value),
+    string: typeof value === "string",
+    boolean: typeof value === "boolean",
+    integer: Number.isInteger(value)
+  }
+  if (schema.type !== undefined && types[schema.type as string] !== true) return false
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false
+  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((option) => satisfies(option, value))) return false
+  if (typeof value === "string") {
+    if (typeof schema.minLength === "number" && [...value].length < schema.minLength) return false
+    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) return false
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) return false
+    if (typeof schema.maximum === "number" && value > schema.maximum) return false
+  }
+  if (Array.isArray(value) && schema.items !== undefined) {
+    if (!value.every((item) => satisfies(schema.items as Record<string, unknown>, item))) return false
+  }
+  if (isRecord) {
+    const object = value as Record<string, unknown>
+    if (Array.isArray(schema.required) && !schema.required.every((key) => key in object)) return false
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>
+    for (const [key, property] of Object.entries(properties)) {
+      if (key in object && !satisfies(property, object[key])) return false
+    }
+  }
+  return true
+}
+
+describe("Answer.jsonSchema", () => {
+  it("is satisfied by every answer parse reads as well formed", () => {
+    assert.strictEqual(Answer.jsonSchema.dialect, "draft-2020-12")
+    fc.assert(
+      fc.property(answerValue, (value) => {
+        const read = Effect.runSyncExit(Answer.parse(JSON.stringify(value)))
+        if (Exit.isSuccess(read)) assert.isTrue(satisfies(Answer.jsonSchema.schema, value), JSON.stringify(value))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("refuses answers no model should give", () => {
+    for (const value of [
+      { change: [] },
+      { changes: [{ op: "move", entry: 1 }] },
+      { changes: [{ op: "add", text: "" }] },
+      { changes: [{ op: "edit", entry: 0, text: "x" }] },
+      { changes: [{ op: "remove", entry: "0x10" }] },
+      { changes: [{ op: "add", text: "x", team: "yes" }] }
+    ]) {
+      assert.isFalse(satisfies(Answer.jsonSchema.schema, value), JSON.stringify(value))
+    }
+  })
 })
 
 describe("Answer.vet", () => {
