@@ -1,38 +1,115 @@
 /**
- * `pnpm bench`: runs every suite (or those named on the command line), prints the figures as a table and as JSON,
- * and writes the JSON to bench/results/latest.json.
+ * `pnpm bench [suite…] [--out file.json]`: runs every suite (or those named), prints the figures as a table (each with
+ * the same run's baseline, and the original host's figure and the ratio over it where issue 11 gives one), and writes
+ * them as JSON to the file (bench/results/latest.json by default).
+ *
+ * `pnpm bench --compare a.json b.json`: how each figure of run b compares with run a, as it was measured and as a
+ * share of each run's own baseline (which takes out how busy each machine was).
  */
-import { mkdirSync, writeFileSync } from "node:fs"
-import type { Figure, Suite } from "./Bench.ts"
-import * as answer from "./answer.ts"
-import * as format from "./format.ts"
-import * as review from "./review.ts"
-import * as secret from "./secret.ts"
-import * as selection from "./selection.ts"
-import * as store from "./store.ts"
-
-const suites: Record<string, Suite> = {
-  secret: secret.suite,
-  format: format.suite,
-  selection: selection.suite,
-  answer: answer.suite,
-  store: store.suite,
-  review: review.suite
-}
-
-const chosen = process.argv.slice(2)
-const figures: Array<Figure> = []
-for (const [name, suite] of Object.entries(suites)) {
-  if (chosen.length > 0 && !chosen.includes(name)) continue
-  process.stderr.write(`bench: ${name}\n`)
-  figures.push(...(await suite()))
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { type Figure, isRate, speedup, type Suite } from "./Bench.ts"
+/** Each suite, imported only when it runs (so one suite's broken import stops no other). */
+const suites: Record<string, () => Promise<Suite>> = {
+  secret: async () => (await import("./secret.ts")).suite,
+  format: async () => (await import("./format.ts")).suite,
+  selection: async () => (await import("./selection.ts")).suite,
+  answer: async () => (await import("./answer.ts")).suite,
+  store: async () => (await import("./store.ts")).suite,
+  review: async () => (await import("./review.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))
-console.table(
-  figures.map((f) => ({ suite: f.suite, name: f.name, value: round(f.value), unit: f.unit, note: f.note ?? "" }))
-)
-const json = JSON.stringify({ node: process.version, at: new Date().toISOString(), figures }, null, 2)
-console.log(json)
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true })
-writeFileSync(new URL("./results/latest.json", import.meta.url), json + "\n")
+const ratio = (value: number) => `${Number(value.toPrecision(3))}×`
+
+/** How many times the baseline's cost one call of the figure costs (1 when it costs as much as the baseline). */
+const costOver = (figure: Figure) =>
+  figure.baseline === undefined ? undefined : 1 / speedup(figure.value, figure.baseline.value, figure.unit)
+
+/** A run's figures as written by this script. */
+const readRun = (file: string): { readonly at?: string; readonly figures: ReadonlyArray<Figure> } =>
+  JSON.parse(readFileSync(file, "utf8"))
+
+/** Says what is wrong with the command line, and fails the command. */
+const usage = (problem: string) => {
+  console.error(`bench: ${problem}\nusage: pnpm bench [suite…] [--out file.json] | pnpm bench --compare a.json b.json`)
+  process.exitCode = 2
+}
+
+const run = async (chosen: ReadonlyArray<string>, out: string) => {
+  const unknown = chosen.filter((name) => !(name in suites))
+  if (unknown.length > 0)
+    return usage(`no such suite: ${unknown.join(", ")} (suites: ${Object.keys(suites).join(", ")})`)
+  const figures: Array<Figure> = []
+  for (const [name, load] of Object.entries(suites)) {
+    if (chosen.length > 0 && !chosen.includes(name)) continue
+    process.stderr.write(`bench: ${name}\n`)
+    const suite = await load()
+    figures.push(...(await suite()))
+  }
+  console.table(
+    figures.map((f) => {
+      const cost = costOver(f)
+      const over = f.original === undefined ? undefined : speedup(f.value, f.original.value, f.unit)
+      return {
+        suite: f.suite,
+        name: f.name,
+        value: round(f.value),
+        unit: f.unit,
+        baseline: f.baseline === undefined ? "" : `${round(f.baseline.value)} ${f.baseline.name}`,
+        "cost/baseline": cost === undefined ? "" : ratio(cost),
+        original: f.original === undefined ? "" : round(f.original.value),
+        "vs original":
+          over === undefined
+            ? ""
+            : `${ratio(over)} (goal ≥ ${f.original?.goal}${over >= (f.original?.goal ?? 1) ? "" : ", NOT MET"})`,
+        note: f.note ?? ""
+      }
+    })
+  )
+  const json = JSON.stringify({ node: process.version, at: new Date().toISOString(), figures }, null, 2)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, json + "\n")
+  process.stderr.write(`bench: wrote ${out}\n`)
+}
+
+const compare = (before: string, after: string) => {
+  const a = readRun(before)
+  const b = readRun(after)
+  const key = (f: Figure) => `${f.suite}\u0000${f.name}`
+  const earlier = new Map(a.figures.map((f) => [key(f), f]))
+  console.log(`a: ${before}${a.at ? ` (${a.at})` : ""}\nb: ${after}${b.at ? ` (${b.at})` : ""}`)
+  console.table(
+    b.figures.flatMap((f) => {
+      const old = earlier.get(key(f))
+      if (old === undefined || old.unit !== f.unit) return []
+      const [costA, costB] = [costOver(old), costOver(f)]
+      const rated = isRate(f.unit) || f.unit === "ms" || f.unit === "µs"
+      return [
+        {
+          suite: f.suite,
+          name: f.name,
+          a: round(old.value),
+          b: round(f.value),
+          unit: f.unit,
+          "b vs a": rated ? ratio(speedup(f.value, old.value, f.unit)) : "",
+          "b vs a, each over its baseline": costA !== undefined && costB !== undefined ? ratio(costA / costB) : ""
+        }
+      ]
+    })
+  )
+}
+
+const args = process.argv.slice(2)
+const at = args.indexOf("--compare")
+if (at >= 0) {
+  const [before, after] = args.slice(at + 1)
+  if (before === undefined || after === undefined) usage("--compare needs two files")
+  else compare(before, after)
+} else {
+  const outAt = args.indexOf("--out")
+  const out = outAt >= 0 ? args[outAt + 1] : undefined
+  const chosen = args.filter((_, i) => outAt < 0 || (i !== outAt && i !== outAt + 1))
+  if (outAt >= 0 && out === undefined) usage("--out needs a file name")
+  else await run(chosen, out === undefined ? new URL("./results/latest.json", import.meta.url).pathname : resolve(out))
+}
