@@ -38,8 +38,12 @@ export const policy = (failuresMax: number): Policy => Schedule.recurs(Math.max(
 export const coolDown = (failuresMax: number, coolDown: Duration.Input): Policy =>
   Schedule.concat(policy(failuresMax), Schedule.spaced(coolDown))
 
-/** What the policy says of the next try: go ahead, or not before `until` (`undefined`: not until the lines change). */
-export type Decision = { readonly _tag: "Try" } | { readonly _tag: "Stop"; readonly until: number | undefined }
+/**
+ * What the policy says of the next try: go ahead, or not before `until` (`undefined`: not until the lines change),
+ * after `failures` failed reviews at these lines.
+ */
+export type Decision =
+  { readonly _tag: "Try" } | { readonly _tag: "Stop"; readonly until: number | undefined; readonly failures: number }
 
 const tryNow: Decision = { _tag: "Try" }
 
@@ -47,28 +51,31 @@ const tryNow: Decision = { _tag: "Try" }
 export const applies = (record: FailureRecord | undefined, position: Position): record is FailureRecord =>
   record !== undefined && record.cursor === position.cursor && position.newestUserSeq <= record.newestUserSeq
 
-/** The policy's decision after the failures of `record`, at `now`: the policy replayed over them. */
+/**
+ * The policy's decision after the failures of `record`, at `now`: the schedule stepped once per failure, at that
+ * failure's own time and with the record as it stood after it, so a schedule capped in time (`Schedule.upTo({
+ * duration })`) or spaced from the latest failure sees the time that really passed.
+ */
 export const decide = Effect.fnUntraced(function* (policy: Policy, record: FailureRecord | undefined, now: number) {
-  if (record === undefined || record.failures === 0) return tryNow
+  if (record === undefined || record.times.length === 0) return tryNow
   const step = yield* Schedule.toStep(policy)
-  let delay = Duration.zero
-  for (let failures = 1; failures <= record.failures; failures++) {
-    const next = yield* step(record.at, { ...record, failures }).pipe(
-      Effect.map(([, duration]) => duration),
-      Pull.catchDone(() => Effect.succeed(undefined))
-    )
-    if (next === undefined) return { _tag: "Stop", until: undefined } satisfies Decision
-    delay = next
-  }
-  const until = record.at + Duration.toMillis(delay)
-  return now >= until ? tryNow : ({ _tag: "Stop", until } satisfies Decision)
+  const delay = yield* Effect.reduce(
+    record.times,
+    () => Duration.zero,
+    (_, time, i) =>
+      Effect.map(step(time, { ...record, times: record.times.slice(0, i + 1) }), ([, duration]) => duration)
+  ).pipe(Pull.catchDone(() => Effect.succeed(undefined)))
+  const failures = record.times.length
+  if (delay === undefined) return { _tag: "Stop", until: undefined, failures } satisfies Decision
+  const until = record.times[failures - 1]! + Duration.toMillis(delay)
+  return now >= until ? tryNow : ({ _tag: "Stop", until, failures } satisfies Decision)
 })
 
-/** The record after one more failed review at `position`: counted on, or started over when it no longer applies. */
-export const fail = (record: FailureRecord | undefined, position: Position, at: number): FailureRecord =>
+/** The record after one more failed review at `position`, at `now`: counted on, or started over when it no longer applies. */
+export const fail = (record: FailureRecord | undefined, position: Position, now: number): FailureRecord =>
   applies(record, position)
-    ? { ...record, failures: record.failures + 1, at }
-    : { cursor: position.cursor, newestUserSeq: position.newestUserSeq, failures: 1, stopWarned: false, at }
+    ? { ...record, times: [...record.times, now] }
+    : { cursor: position.cursor, newestUserSeq: position.newestUserSeq, times: [now], stopWarned: false }
 
 /** Where the records are kept between runs. */
 export interface Store<E> {
