@@ -1,8 +1,9 @@
 /**
  * Every limit and knob of mneme, with the defaults of SPEC.md. A `Context.Reference`, so a program that does not
- * provide one gets the defaults, and a host overrides any of them with `MemoryConfig.layer({ ... })`.
+ * provide one gets the defaults, and a host overrides any of them with `MemoryConfig.layer({ ... })`. Each service
+ * reads it once, when its layer is built, and every path of that service obeys those values.
  */
-import { Context, Duration, Layer } from "effect"
+import { Context, DateTime, Duration, Layer } from "effect"
 
 /** The limits and review knobs. Sizes are in code points. */
 export interface Settings {
@@ -42,13 +43,13 @@ export interface Settings {
   readonly outputTokensMax: number
   /** The host's interface language, used when the user's lines give no clue (e.g. "English"); none by default. */
   readonly interfaceLanguage: string | undefined
-  /** The IANA time zone in which `added` dates are written; the process's own by default. */
+  /** The IANA time zone in which `added` dates are written; the process's own by default (read when first asked). */
   readonly timeZone: string
   /** The host's own secret test, consulted beside mneme's. */
   readonly isSecret: ((text: string) => boolean) | undefined
 }
 
-/** The defaults of SPEC.md. */
+/** The defaults of SPEC.md. The time zone is the process's own, looked up when it is read, never at import. */
 export const defaults: Settings = {
   entryMax: 300,
   memoryMax: 4_000,
@@ -68,7 +69,9 @@ export const defaults: Settings = {
   modelTimeout: Duration.seconds(120),
   outputTokensMax: 2_048,
   interfaceLanguage: undefined,
-  timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  get timeZone() {
+    return DateTime.zoneMakeLocal().id
+  },
   isSecret: undefined
 }
 
@@ -80,6 +83,6 @@ export const MemoryConfig = Context.Reference<Settings>("@mneme/core/MemoryConfi
 /** Settings with a host's overrides applied over the defaults. */
 export const make = (overrides: Partial<Settings> = {}): Settings => ({ ...defaults, ...overrides })
 
-/** A layer that provides the defaults with a host's overrides. */
+/** A layer that provides the defaults with a host's overrides (made when the layer is built). */
 export const layer = (overrides: Partial<Settings> = {}): Layer.Layer<never> =>
-  Layer.succeed(MemoryConfig, make(overrides))
+  Layer.sync(MemoryConfig, () => make(overrides))
