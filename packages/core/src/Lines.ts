@@ -25,12 +25,17 @@ export const endMarker = " […]"
 export type CutSettings = Pick<Settings, "userLineMax" | "otherLineMax"> & { readonly isSecret?: Settings["isSecret"] }
 
 /**
- * The line's text for the prompt: secrets masked, then cut per SPEC 4.2, never splitting a surrogate pair. The host's
- * own secret test can only say yes or no, so a line it still finds secret once masked is masked whole.
+ * Any text for the model (a line, an entry): its secrets masked and made well formed. The host's own secret test can
+ * only say yes or no, so a text it still finds secret once masked is masked whole.
  */
+export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): string => {
+  const masked = Secret.redact(text)
+  return settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
+}
+
+/** The line's text for the prompt: masked (see `mask`), then cut per SPEC 4.2, never splitting a surrogate pair. */
 export const cut = (line: Line, settings: CutSettings): string => {
-  const masked = Secret.redact(line.text)
-  const text = settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
+  const text = mask(line.text, settings)
   const max = line.who === "user" ? settings.userLineMax : settings.otherLineMax
   const size = Text.length(text)
   if (size <= max) return text

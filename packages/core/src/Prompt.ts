@@ -105,9 +105,19 @@ const place = (entry: Selection.Shown) =>
 
 const plural = (n: number, one: string, many: string) => `${grouped.format(n)} ${n === 1 ? one : many}`
 
+/** The note for entries of a MEMORY.md past its size that are not listed. */
+const notShown = (scope: "own" | "team", count: number) =>
+  count === 0
+    ? []
+    : [
+        `${plural(count, `more entry of ${scope} MEMORY.md, which is past its size, is`, `more entries of ${scope} MEMORY.md, which is past its size, are`)} not shown.`
+      ]
+
 /**
- * The request of one review pass: the agent, memory's fullness, the shown entries, the context and new lines (cut and
- * masked), and the language, judged from the user's new lines as the model sees them.
+ * The request of one review pass: the agent, memory's fullness, the shown entries (masked like lines), how many
+ * entries are not shown, the context and new lines (cut and masked), and the language, judged from the user's new
+ * lines as the model sees them. `memoryNotShown` counts the entries of a MEMORY.md past its size (edited by hand)
+ * that are left out of the list.
  */
 export const request = (
   input: {
@@ -115,6 +125,7 @@ export const request = (
     readonly sizes: { readonly own: number; readonly team: number; readonly max: number }
     readonly shown: ReadonlyArray<Selection.Shown>
     readonly hidden: number
+    readonly memoryNotShown?: { readonly own: number; readonly team: number }
     readonly context: ReadonlyArray<Lines.Line>
     readonly lines: ReadonlyArray<Lines.Line>
     readonly moreFollow: boolean
@@ -140,7 +151,9 @@ export const request = (
     "",
     "## Entries",
     "Each entry: its number, where it is (scope, then MEMORY.md or a topic), and its text.",
-    ...list(input.shown.map((e) => `${e.number}. ${place(e)}: ${quote(e.text)}`)),
+    ...list(input.shown.map((e) => `${e.number}. ${place(e)}: ${quote(Lines.mask(e.text, settings))}`)),
+    ...notShown("own", input.memoryNotShown?.own ?? 0),
+    ...notShown("team", input.memoryNotShown?.team ?? 0),
     input.hidden === 0
       ? "Every topic entry is shown."
       : `${plural(input.hidden, "more topic entry, older or less related, is", "more topic entries, older or less related, are")} not shown.`,

@@ -141,6 +141,18 @@ describe("Prompt.request", () => {
     assert.include(many, "\n4,321 more topic entries, older or less related, are not shown.\n")
   })
 
+  it("says how many entries of a MEMORY.md past its size are not shown", () => {
+    const text = Prompt.request({ ...base, memoryNotShown: { own: 12_345, team: 1 } }, settings)
+    assert.include(
+      text,
+      '\n3. own topic "kitchen": "The user owns a wok"\n' +
+        "12,345 more entries of own MEMORY.md, which is past its size, are not shown.\n" +
+        "1 more entry of team MEMORY.md, which is past its size, is not shown.\n" +
+        "Every topic entry is shown.\n"
+    )
+    assert.notInclude(Prompt.request({ ...base, memoryNotShown: { own: 0, team: 0 } }, settings), "past its size")
+  })
+
   it("says (none) for an empty memory and no context", () => {
     const text = Prompt.request({ ...base, shown: [] }, settings)
     assert.include(text, "and its text.\n(none)\nEvery topic entry is shown.")
@@ -200,6 +212,26 @@ describe("Prompt.request", () => {
     assert.include(text, `user: "my key is [secret] yyy`)
     assert.include(text, `agent "Ada": "${"z".repeat(796)} […]"`)
     assert.include(text, "y […] y")
+  })
+
+  it("shows entries with their secrets masked like lines, whole where the host's own test still finds one", () => {
+    const key = "AKIAIOSFODNN7EXAMPLE"
+    const text = Prompt.request(
+      {
+        ...base,
+        shown: [
+          shown(1, `The user's AWS key is ${key}`),
+          shown(2, "The user's badge is BADGE-4821", "team"),
+          shown(3, "The user owns a wok", "own", "kitchen")
+        ]
+      },
+      { ...settings, isSecret: (entry) => entry.includes("BADGE-") }
+    )
+    assert.notInclude(text, key)
+    assert.notInclude(text, "BADGE-4821")
+    assert.include(text, `\n1. own MEMORY.md: "The user's AWS key is [secret]"\n`)
+    assert.include(text, `\n2. team MEMORY.md: "[secret]"\n`)
+    assert.include(text, `\n3. own topic "kitchen": "The user owns a wok"\n`)
   })
 
   it("chooses the language from the user's new lines only", () => {
