@@ -63,6 +63,8 @@ interface Vocabulary {
   table: Int32Array
   shift: number
   size: number
+  /** A bit for the low 16 bits of each word's hash (8 KB): a count looks up only words whose bit is set. */
+  readonly hashes: Int32Array
 }
 
 /** The hash of a free slot: above every hash, and every exact key is below zero. */
@@ -95,12 +97,26 @@ const emptyVocabulary = (bits: number): Vocabulary => ({
   units: new Uint16Array(0),
   table: new Int32Array(4 << bits).fill(free),
   shift: 32 - bits,
-  size: 0
+  size: 0,
+  hashes: new Int32Array(1 << 11)
 })
+
+/**
+ * The bits a count passes words over by, or undefined when it looks every word up. A small vocabulary's bits are few,
+ * so most words of an entry have no bit and are passed over at the cost of one read; a large one's bits are set about
+ * as often as not, and a branch on them would cost more than the look-ups it saves.
+ */
+const filterOf = (into: Scan): Int32Array | undefined =>
+  into.mode === "count" && into.vocabulary.size <= 256 ? into.vocabulary.hashes : undefined
+
+/** Whether `filter` tells that no word of `hash` is in the vocabulary. */
+const isUnknown = (filter: Int32Array | undefined, hash: number): boolean =>
+  filter !== undefined && (filter[(hash >> 5) & 0x7ff]! & (1 << (hash & 31))) === 0
 
 /** Adds the word of `hash` at `start..end` of `vocabulary.units` in free slot `s`, doubling the table as needed. */
 const add = (vocabulary: Vocabulary, s: number, hash: number, start: number, end: number): void => {
   const { table } = vocabulary
+  vocabulary.hashes[(hash >> 5) & 0x7ff]! |= 1 << (hash & 31)
   table[s] = hash
   table[s + 1] = -1
   table[s + 2] = end - start
@@ -168,6 +184,7 @@ const scan = (text: string, into: Scan): number => {
   const units = into.units.length < text.length ? grow(into, text.length) : into.units
   let n = 0 // units kept
   let found = 0 // words found
+  const filter = filterOf(into)
   let start = -1 // where the current Latin run starts in `units`, or -1
   let hash = seed
   let previous = -1 // the previous code point when it is Han, or -1
@@ -198,7 +215,7 @@ const scan = (text: string, into: Scan): number => {
       }
     }
     if (k !== latin && start >= 0) {
-      if (n - start >= 3) found = put(into, found, start, n, hash)
+      if (n - start >= 3 && !isUnknown(filter, hash)) found = put(into, found, start, n, hash)
       start = -1
     }
     if (c < 0) return found
@@ -230,7 +247,7 @@ const scan = (text: string, into: Scan): number => {
           hash = mix(hash, d | 0x20)
           units[n++] = d | 0x20
         } else if (start >= 0) {
-          if (n - start >= 3) found = put(into, found, start, n, hash)
+          if (n - start >= 3 && !isUnknown(filter, hash)) found = put(into, found, start, n, hash)
           start = -1
         }
       }
@@ -238,7 +255,8 @@ const scan = (text: string, into: Scan): number => {
       // This character a pair with the one before, and so each of the main CJK block that follows.
       for (let d = c; ; i++, units[n++] = d) {
         const size = (previous > 0xffff ? 2 : 1) + (d > 0xffff ? 2 : 1)
-        if (previous >= 0) found = put(into, found, n - size, n, pairHash(previous, d))
+        const pair = previous >= 0 ? pairHash(previous, d) : 0
+        if (previous >= 0 && !isUnknown(filter, pair)) found = put(into, found, n - size, n, pair)
         previous = d
         if (!plain || i >= text.length || !isMainHan((d = text.charCodeAt(i)))) break
       }

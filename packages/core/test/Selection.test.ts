@@ -265,14 +265,18 @@ describe("Selection.choose", () => {
     const word = (i: number) =>
       Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** k) % 26))).join("")
     const han = (i: number) => String.fromCharCode(0x4e00 + i, 0x4e00 + i + 1)
-    const userText = Array.from({ length: 3_000 }, (_, i) => `${word(i * 7)} ${han(i * 3)}`).join(" ")
     const topics = Array.from({ length: 300 }, (_, i) =>
       entry(`${word(i * 11)} ${word(i * 13)} ${han(i * 5)}${han(i * 3)} ${word(i)}`, {
         added: `2026-01-0${1 + (i % 9)}`
       })
     )
-    const input = { own: [], team: [], topics, userText }
-    assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(input, settings.shownTopicsBudget))
+    // A few user words (which a count passes other words over by one bit each), a hundred or so, and thousands.
+    for (const count of [5, 60, 128, 129, 3_000]) {
+      const userText = Array.from({ length: count }, (_, i) => `${word(i * 7)} ${han(i * 3)}`).join(" ")
+      const input = { own: [], team: [], topics, userText }
+      const chosen = Selection.choose(input, settings)
+      assert.deepStrictEqual(chosen, referenceChoose(input, settings.shownTopicsBudget), `${count} user words`)
+    }
   })
 
   it("property: chooses as sets of words, a sort and a regex would", () => {
