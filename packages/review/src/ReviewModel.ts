@@ -1,7 +1,8 @@
 /**
  * The model a review talks to: a system text and one request text in, the answer's text out (SPEC 5). Its default
  * implementation runs on effect/ai's `LanguageModel`, so any provider Effect supports plugs in; it bounds each call
- * by `MemoryConfig.modelTimeout`, treats an empty answer as an error, and reports token usage.
+ * by `MemoryConfig.modelTimeout` (read when its layer is built), treats an empty answer as an error, and reports token
+ * usage.
  */
 import { MemoryConfig, ModelError } from "@mneme/core"
 import { Context, Duration, Effect, Layer } from "effect"
@@ -38,13 +39,13 @@ export class ReviewModel extends Context.Service<
 export const layer = (generate: (input: Request) => Effect.Effect<Answer, ModelError>): Layer.Layer<ReviewModel> =>
   Layer.succeed(ReviewModel, ReviewModel.of({ generate }))
 
-/** A `ReviewModel` over effect/ai's `LanguageModel`, bounded by `MemoryConfig.modelTimeout`. */
+/** A `ReviewModel` over effect/ai's `LanguageModel`, bounded by the `MemoryConfig.modelTimeout` of its layer's build. */
 export const fromLanguageModel: Layer.Layer<ReviewModel, never, LanguageModel.LanguageModel> = Layer.effect(
   ReviewModel,
   Effect.gen(function* () {
     const model = yield* LanguageModel.LanguageModel
+    const { modelTimeout } = yield* MemoryConfig.MemoryConfig
     const generate = Effect.fn("ReviewModel.generate")(function* (input: Request) {
-      const { modelTimeout } = yield* MemoryConfig.MemoryConfig
       const response = yield* model
         .generateText({
           prompt: [

@@ -1,6 +1,6 @@
 import { assert, it } from "@effect/vitest"
 import { MemoryConfig } from "@mneme/core"
-import { ReviewModel } from "@mneme/review"
+import * as ReviewModel from "../src/ReviewModel.ts"
 import { Duration, Effect, Fiber, Layer, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
 import { TestClock } from "effect/testing"
@@ -105,11 +105,11 @@ it.effect("a provider error becomes a ModelError with the provider's description
   })
 )
 
-it.effect("a call past MemoryConfig.modelTimeout fails with a ModelError", () =>
+it.effect("a call past the MemoryConfig.modelTimeout provided to its layer fails with a ModelError", () =>
   Effect.gen(function* () {
     const { layer } = scripted(Effect.never)
     const fiber = yield* generate({ system: "s", request: "r" }).pipe(
-      Effect.provide(Layer.mergeAll(layer, MemoryConfig.layer({ modelTimeout: Duration.seconds(30) }))),
+      Effect.provide(layer.pipe(Layer.provide(MemoryConfig.layer({ modelTimeout: Duration.seconds(30) })))),
       Effect.forkChild
     )
     yield* TestClock.adjust("29 seconds")
@@ -119,6 +119,24 @@ it.effect("a call past MemoryConfig.modelTimeout fails with a ModelError", () =>
     assert.strictEqual(error._tag, "ModelError")
     assert.strictEqual(error.message, "the model failed: no answer within 30 seconds")
     assert.strictEqual(error.retryable, true)
+  })
+)
+
+it.effect("the timeout is read when the layer is built, not from the caller", () =>
+  Effect.gen(function* () {
+    const { layer } = scripted(Effect.never)
+    const built = yield* Layer.build(
+      layer.pipe(Layer.provide(MemoryConfig.layer({ modelTimeout: Duration.seconds(5) })))
+    )
+    const fiber = yield* generate({ system: "s", request: "r" }).pipe(
+      Effect.provideContext(built),
+      Effect.provide(MemoryConfig.layer({ modelTimeout: Duration.seconds(60) })),
+      Effect.forkChild
+    )
+    yield* TestClock.adjust("5 seconds")
+    const error = yield* Fiber.join(fiber).pipe(Effect.flip)
+    assert.strictEqual(error._tag, "ModelError")
+    assert.strictEqual(error.message, "the model failed: no answer within 5 seconds")
   })
 )
 
