@@ -28,44 +28,57 @@ const isKeyAt = (text: string, from: number, to: number): boolean => {
 }
 
 /**
- * Reads the inside `text[from, to)` of a bracket of folded text (white space is single spaces): the number of its
- * pairs, each pushed to `into` when given, or -1 when it is not metadata (every `;`-separated part blank or
- * `key: value`, at least one pair). Each character is read once, and nothing is allocated unless pairs are wanted.
+ * The part `text[from, to)` of a bracket of folded text (white space is single spaces) whose first `:` is at `colon`
+ * (-1 when it has none): 0 when it is blank, 1 when it is a pair (pushed to `into` when given), -1 when it is neither.
  */
-const readPairs = (text: string, from: number, to: number, into?: Array<readonly [string, string]>): number => {
-  let count = 0
-  for (let start = from; start <= to;) {
-    let key = start
-    while (key < to && text.charCodeAt(key) === space) key++
-    let colon = -1
-    let end = key
-    for (; end < to; end++) {
-      const c = text.charCodeAt(end)
-      if (c === 59) break // ";"
-      if (c === 58 && colon < 0) colon = end // ":"
-    }
-    if (key < end) {
-      if (colon < 0) return -1
-      let keyEnd = colon
-      while (keyEnd > key && text.charCodeAt(keyEnd - 1) === space) keyEnd--
-      if (!isKeyAt(text, key, keyEnd)) return -1
-      into?.push([text.slice(key, keyEnd), text.slice(colon + 1, end).trim()])
-      count++
-    }
-    start = end + 1
-  }
-  return count > 0 ? count : -1
+const readPart = (
+  text: string,
+  from: number,
+  to: number,
+  colon: number,
+  into: Array<readonly [string, string]> | undefined
+): number => {
+  let key = from
+  while (key < to && text.charCodeAt(key) === space) key++
+  if (key === to) return 0
+  if (colon < 0) return -1
+  let keyEnd = colon
+  while (keyEnd > key && text.charCodeAt(keyEnd - 1) === space) keyEnd--
+  if (!isKeyAt(text, key, keyEnd)) return -1
+  into?.push([text.slice(key, keyEnd), text.slice(colon + 1, to).trim()])
+  return 1
 }
 
 /**
- * Where the metadata bracket that ends folded `text` at `end` starts, or -1 when there is none; its pairs are pushed
- * to `into` when given (and some may be when there is none).
+ * Where the metadata bracket that ends folded `text` at `end` starts, or -1 when there is none (every `;`-separated
+ * part blank or `key: value`, at least one pair); its pairs are put in `into` when given (and some may be when there
+ * is none). The bracket is read once, from its end, and nothing is allocated unless pairs are wanted.
  */
 const trailing = (text: string, end: number, into?: Array<readonly [string, string]>): number => {
-  if (end < 2 || text.charCodeAt(end - 1) !== 93) return -1 // "]"
-  const start = text.lastIndexOf("[", end - 2)
-  if (start < 0 || text.indexOf("]", start) !== end - 1) return -1
-  return readPairs(text, start + 1, end - 1, into) < 0 ? -1 : start
+  if (text.charCodeAt(end - 1) !== 93) return -1 // "]"
+  let pairs = 0
+  let partEnd = end - 1
+  let colon = -1 // the first ":" of the part read so far
+  for (let at = end - 2; at >= 0; at--) {
+    const c = text.charCodeAt(at)
+    if (c === 58)
+      colon = at // ":"
+    else if (c === 93)
+      return -1 // "]"
+    else if (c === 59 || c === 91) {
+      // ";" or "[": the part after it is read
+      const read = readPart(text, at + 1, partEnd, colon, into)
+      if (read < 0) return -1
+      pairs += read
+      if (c === 91) {
+        into?.reverse()
+        return pairs > 0 ? at : -1
+      }
+      partEnd = at
+      colon = -1
+    }
+  }
+  return -1
 }
 
 /** Whether a bullet (`-` or `*`, then a space or the end) starts at `at`. */
@@ -115,13 +128,16 @@ const value = (text: string): string => Text.fold(text.replace(/[;[\]\r\n\u2028\
  * (pairs whose key is not a key, or whose value is empty once cleaned, are left out).
  */
 export const format = (text: string, meta: Metadata): string => {
-  const written = meta.flatMap(([key, raw]) => {
+  let line = "-"
+  const cleaned = clean(text)
+  if (cleaned !== "") line += " " + cleaned
+  let pairs = 0
+  for (const [key, raw] of meta) {
     const trimmed = key.trim()
-    const cleaned = value(raw)
-    return isKey(trimmed) && cleaned !== "" ? [`${trimmed}: ${cleaned}`] : []
-  })
-  const bracket = written.length > 0 ? `[${written.join("; ")}]` : ""
-  return ["-", clean(text), bracket].filter((part) => part !== "").join(" ")
+    const written = value(raw)
+    if (isKey(trimmed) && written !== "") line += `${pairs++ === 0 ? " [" : "; "}${trimmed}: ${written}`
+  }
+  return pairs > 0 ? line + "]" : line
 }
 
 /** The value of the first pair with `key` (case ignored), if any. */

@@ -124,7 +124,7 @@ export const parse = (content: string): Parsed => {
 export const render = (lines: ReadonlyArray<string>): string => {
   let end = lines.length
   while (end > 0 && isBlank(lines[end - 1])) end--
-  return end === 0 ? "" : lines.slice(0, end).join("\n") + "\n"
+  return end === 0 ? "" : (end === lines.length ? lines : lines.slice(0, end)).join("\n") + "\n"
 }
 
 /** A new MEMORY.md. */
@@ -152,11 +152,8 @@ const lastFilled = (lines: ReadonlyArray<string>, end: number, floor: number): n
   return at
 }
 
-const insertAt = (lines: ReadonlyArray<string>, at: number, added: ReadonlyArray<string>): ReadonlyArray<string> => [
-  ...lines.slice(0, at),
-  ...added,
-  ...lines.slice(at)
-]
+const insertAt = (lines: ReadonlyArray<string>, at: number, added: ReadonlyArray<string>): ReadonlyArray<string> =>
+  lines.toSpliced(at, 0, ...added)
 
 /**
  * The lines with an entry line added after the last non-blank line above the first `## Index` (a memory file; the
