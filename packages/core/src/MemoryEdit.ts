@@ -535,11 +535,14 @@ export interface Batch {
   readonly results: ReadonlyArray<Result.Result<Outcome, ChangeError | StorageError>>
 }
 
-/** Plans changes in order over the draft, each against the files the earlier ones left; a failed change is left out. */
-export const planAll = (draft: Draft, changes: ReadonlyArray<Change>, context: Context): Batch =>
-  changes.reduce<Batch>(
+/**
+ * Plans changes, each prepared (or the error preparing it gave), in order over the draft, each against the files the
+ * earlier ones left; a change that cannot be made is left out of the draft, with its error among the results.
+ */
+export const planAll = (draft: Draft, prepared: ReadonlyArray<Result.Result<Prepared, Denied | BadTopic>>): Batch =>
+  prepared.reduce<Batch>(
     (batch, change) => {
-      const planned = Result.flatMap(prepare(change, context), (prepared) => plan(batch.draft, prepared))
+      const planned = Result.flatMap(change, (ready) => plan(batch.draft, ready))
       return Result.isSuccess(planned)
         ? { draft: planned.success.draft, results: [...batch.results, Result.succeed(planned.success.outcome)] }
         : { draft: batch.draft, results: [...batch.results, Result.fail(planned.failure)] }

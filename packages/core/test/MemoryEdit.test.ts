@@ -52,7 +52,11 @@ const batch = (
   scopes: MemoryEdit.Files | ReadonlyArray<MemoryEdit.Files>,
   changes: ReadonlyArray<MemoryEdit.Change>,
   settings: Partial<MemoryConfig.Settings> = {}
-) => MemoryEdit.planAll(MemoryEdit.start(Array.isArray(scopes) ? scopes : [scopes]), changes, context(settings))
+) =>
+  MemoryEdit.planAll(
+    MemoryEdit.start(Array.isArray(scopes) ? scopes : [scopes]),
+    changes.map((change) => MemoryEdit.prepare(change, context(settings)))
+  )
 
 /** The one change's outcome, or its error. */
 const one = (
@@ -487,8 +491,7 @@ describe("a batch", () => {
         const shuffled = texts.map((text, i) => [order[i]!, text] as const).sort(([a], [b]) => a - b)
         const removed = MemoryEdit.planAll(
           added.draft,
-          shuffled.map(([, [topic, text]]) => remove(text, topic, true)),
-          context()
+          shuffled.map(([, [topic, text]]) => MemoryEdit.prepare(remove(text, topic, true), context()))
         )
         assert.isTrue(removed.results.every(Result.isSuccess))
         const files = removed.draft.scopes[0]!.files
