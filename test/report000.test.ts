@@ -3,7 +3,7 @@
  * those lines. Now the entry is left out on its own with one warning, the rest lands, and the cursor moves on.
  */
 import { assert, it } from "@effect/vitest"
-import { Cursors, MemoryReview } from "@mneme/review"
+import { MemoryReview, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Effect } from "effect"
 import * as Kit from "./reviewKit.ts"
@@ -21,9 +21,9 @@ it.effect("an entry memory cannot keep is left out, the rest of the answer lands
     )
     const during: Array<number | undefined> = []
     const model = yield* Testing.ScriptedModel
-    const cursors = yield* Cursors.Cursors
+    const state = yield* ReviewState.ReviewState
     yield* model.push(
-      Effect.map(Effect.orDie(cursors.cursor(Kit.key)), (cursor) => {
+      Effect.map(Effect.orDie(state.cursor(Kit.key)), (cursor) => {
         during.push(cursor)
         return Kit.answer({ op: "add", text: long }, { op: "remove", entry: 1 })
       })

@@ -5,7 +5,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryReview } from "@mneme/review"
+import { Memory, MemoryReview, Platform } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Effect, FileSystem, Layer } from "effect"
 import * as Kit from "./reviewKit.ts"
@@ -79,12 +79,12 @@ describe("report 001", () => {
       const ports = yield* Layer.build(
         Layer.merge(Testing.transcriptMemory, Testing.scriptedModel([], { otherwise: unusable }))
       )
-      const host = Layer.succeedContext(ports).pipe(Layer.merge(NodeServices.layer))
+      const host = Layer.mergeAll(Layer.succeedContext(ports), NodeServices.layer, Platform.layerTest())
       const session = (turns: number) =>
         Effect.gen(function* () {
           for (let i = 0; i < turns; i++) yield* Kit.turn()
           return yield* lastReview
-        }).pipe(Effect.provide(Testing.reviewLayer({ root }).pipe(Layer.provideMerge(host))))
+        }).pipe(Effect.provide(Memory.layer({ root }).pipe(Layer.provideMerge(host))))
 
       yield* Effect.gen(function* () {
         const memory = yield* Testing.TranscriptMemory

@@ -3,10 +3,10 @@
  * stops retrying, and what the host sees. Time is the test clock; files are real, in a temporary folder.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Backoff, ModelError, Prompt } from "@mneme/core"
-import { Cursors, MemoryReview, MemoryStore } from "@mneme/review"
+import { Backoff, MemoryConfig, ModelError, Prompt } from "@mneme/core"
+import { MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
-import { Context, Deferred, Effect, Exit, FileSystem, Layer, Metric, Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Metric, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as Kit from "./reviewKit.ts"
 
@@ -16,15 +16,12 @@ const teamFile = "team/MEMORY.md"
 /** Writes MEMORY.md by hand: "Likes tea" first, then filler entries up to about `size` characters. */
 const fillMemory = (size: number) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const root = yield* Testing.MemoryRoot
     const lines = ["# Memory", "", "- Likes tea"]
     for (let i = 0; lines.join("\n").length < size - 80; i++) {
       lines.push(`- Filler fact number ${String(i).padStart(3, "0")} about the user's many habits`)
     }
     const content = [...lines, "", "## Index", ""].join("\n")
-    yield* fs.makeDirectory(`${root}/agents/a1`, { recursive: true })
-    yield* fs.writeFileString(`${root}/${memoryFile}`, content)
+    yield* Kit.writeFile(memoryFile, content)
     return content
   })
 
@@ -43,8 +40,8 @@ const warns = Effect.map(Kit.Logs, (all) => all.filter((line) => line.level === 
 
 /** The model's calls see the cursor: an answer that records it, then gives `text`. */
 const watching = (seen: Array<number | undefined>, text: string) =>
-  Effect.map(Cursors.Cursors, (cursors) =>
-    Effect.map(Effect.orDie(cursors.cursor(Kit.key)), (cursor) => {
+  Effect.map(ReviewState.ReviewState, (state) =>
+    Effect.map(Effect.orDie(state.cursor(Kit.key)), (cursor) => {
       seen.push(cursor)
       return text
     })
@@ -104,7 +101,7 @@ describe("an answer that cannot land", () => {
       yield* Kit.append({ seq: 11, who: "user", text: "I prefer dark mode" })
       yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "add", text: "The user prefers dark mode" }))
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.ok, true)
+      assert.strictEqual(outcome._tag, "Reviewed")
       const [request] = yield* Kit.requests
       assert.notInclude(request!.request, "BADGE-4821")
       assert.include(request!.request, "[secret]")
@@ -125,9 +122,9 @@ describe("an answer that cannot land", () => {
         )
       )
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "failed")
-      assert.include(outcome.reason, "MEMORY.md would hold")
-      assert.deepStrictEqual(outcome.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
+      assert.strictEqual(outcome._tag, "Failed")
+      assert.include(ReviewOutcome.reasonOf(outcome), "MEMORY.md would hold")
+      assert.deepStrictEqual(outcome.changes.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
       const memory = yield* Kit.file(memoryFile)
       assert.notInclude(memory, "Likes tea")
       assert.notInclude(memory, "coffee")
@@ -152,8 +149,8 @@ describe("applying an answer", () => {
           )
         )
         const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-        assert.strictEqual(outcome.secretsDropped, 1)
-        assert.deepStrictEqual(outcome.leftOut, [])
+        assert.strictEqual(outcome.changes.secretsDropped, 1)
+        assert.deepStrictEqual(outcome.changes.leftOut, [])
         const [request] = yield* Kit.requests
         assert.notInclude(request!.request, key)
         assert.include(request!.request, "dark mode")
@@ -170,17 +167,15 @@ describe("applying an answer", () => {
     Effect.gen(function* () {
       yield* Kit.setUp({ entries: ["Likes tea"] })
       yield* firstLines
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* Testing.MemoryRoot
       yield* (yield* Testing.ScriptedModel).push(
         Effect.as(
-          Effect.orDie(fs.writeFileString(`${root}/${memoryFile}`, "# Memory\n\n## Index\n")),
+          Effect.orDie(Kit.writeFile(memoryFile, "# Memory\n\n## Index\n")),
           Kit.answer({ op: "remove", entry: 1 }, { op: "add", text: "The user drinks coffee" })
         )
       )
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "reviewed")
-      assert.strictEqual(outcome.skipped.length, 1)
+      assert.strictEqual(outcome._tag, "Reviewed")
+      assert.strictEqual(outcome.changes.skipped.length, 1)
       const skipped = yield* Kit.logged(MemoryReview.warnings.skipped)
       assert.strictEqual(skipped.length, 1)
       assert.strictEqual(skipped[0]!.annotations.change, "remove entry 1")
@@ -228,9 +223,11 @@ describe("applying an answer", () => {
         )
       )
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "reviewed")
-      assert.deepStrictEqual(outcome.added, [{ scope: "team", topic: "habits", text: "The team drinks coffee" }])
-      assert.strictEqual(outcome.edited.length, 2)
+      assert.strictEqual(outcome._tag, "Reviewed")
+      assert.deepStrictEqual(outcome.changes.added, [
+        { scope: "team", topic: "habits", text: "The team drinks coffee" }
+      ])
+      assert.strictEqual(outcome.changes.edited.length, 2)
       assert.include(yield* Kit.file("team/habits.md"), "- The team drinks coffee [source: b2 #10; by: a1; added: ")
       assert.include(yield* Kit.file(teamFile), "- The team ships on Thursdays [")
       assert.include(yield* Kit.file(teamFile), "[[habits]]")
@@ -271,7 +268,7 @@ describe("applying an answer", () => {
       assert.strictEqual(yield* Kit.cursor, 9)
       yield* Kit.append({ who: "user", text: "Hello?" })
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "agent-gone")
+      assert.strictEqual(outcome._tag, "AgentGone")
       assert.strictEqual((yield* Kit.requests).length, 1)
     }).pipe(Effect.provide(Kit.layer()))
   )
@@ -283,20 +280,17 @@ describe("applying an answer", () => {
         yield* Kit.setUp()
         yield* firstLines
         const seen: Array<number | undefined> = []
-        const cursors = yield* Cursors.Cursors
-        let pass = 0
-        const eight = Effect.suspend(() => {
-          pass++
-          return Effect.map(Effect.orDie(cursors.cursor(Kit.key)), (cursor) => {
-            seen.push(cursor)
-            return Kit.answer(...Array.from({ length: 8 }, (_, i) => ({ op: "add", text: `Fact ${pass}.${i}` })))
-          })
+        const state = yield* ReviewState.ReviewState
+        const eight = Effect.map(Effect.orDie(state.cursor(Kit.key)), (cursor) => {
+          seen.push(cursor)
+          const pass = seen.length
+          return Kit.answer(...Array.from({ length: 8 }, (_, i) => ({ op: "add", text: `Fact ${pass}.${i}` })))
         })
         yield* (yield* Testing.ScriptedModel).push(eight, eight, eight, eight, eight, eight)
         const outcome = yield* (yield* review).reviewNow(Kit.conversation)
         assert.strictEqual(outcome.modelCalls, 5)
         assert.strictEqual(outcome.passes, 5)
-        assert.strictEqual(outcome.added.length, 40)
+        assert.strictEqual(outcome.changes.added.length, 40)
         assert.deepStrictEqual(seen, [9, 9, 9, 9, 9])
         assert.strictEqual(yield* Kit.cursor, 11)
         assert.include((yield* Kit.requests)[4]!.request, `"Fact 4.7"`)
@@ -310,7 +304,7 @@ describe("applying an answer", () => {
       const same = Kit.answer(...Array.from({ length: 9 }, () => ({ op: "add", text: "Likes tea" })))
       yield* (yield* Testing.ScriptedModel).push(same)
       const outcome = yield* (yield* review).reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "reviewed")
+      assert.strictEqual(outcome._tag, "Reviewed")
       assert.strictEqual(outcome.modelCalls, 1)
       assert.strictEqual(yield* Kit.cursor, 11)
     }).pipe(Effect.provide(Kit.layer()))
@@ -321,7 +315,7 @@ describe("reading", () => {
   it.effect("a backlog over 16,000 characters is reviewed in passes, oldest first, never passing an unseen line", () =>
     Effect.gen(function* () {
       yield* Kit.setUp()
-      yield* (yield* Cursors.Cursors).setCursor(Kit.key, 0)
+      yield* (yield* ReviewState.ReviewState).setCursor(Kit.key, 0)
       const label = (n: number) => `line ${String(n).padStart(2, "0")} `
       yield* Kit.append(
         ...Array.from({ length: 10 }, (_, i) => ({ who: "user" as const, text: label(i + 1).padEnd(2_500, "x") }))
@@ -370,7 +364,7 @@ describe("reading", () => {
       yield* Kit.setUp()
       const host = yield* Testing.TranscriptMemory
       yield* Kit.append(...Array.from({ length: 100 }, (_, i) => ({ who: "user" as const, text: `line ${i + 1}` })))
-      yield* (yield* Cursors.Cursors).setCursor(Kit.key, 95)
+      yield* (yield* ReviewState.ReviewState).setCursor(Kit.key, 95)
       yield* Kit.turn()
       assert.strictEqual(yield* host.pulled(Kit.conversation), 9)
       const [request] = (yield* Kit.requests).map((r) => r.request)
@@ -488,23 +482,27 @@ describe("scheduling", () => {
       yield* memory.awaitIdle
       yield* Kit.turn()
       assert.strictEqual((yield* Kit.requests).length, 2)
-      const record = yield* (yield* Cursors.Cursors).failure(Kit.key)
-      assert.strictEqual(record?.failures, 2)
+      const record = yield* (yield* ReviewState.ReviewState).failure(Kit.key)
+      assert.strictEqual(record?.times.length, 2)
     }).pipe(Effect.provide(Kit.layer({ otherwise: "no" })))
   )
 
-  it.effect("closing the service cancels the waiting timers", () =>
+  it.effect("closing the service cancels the waiting timers: nothing waits, and no review runs later", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
       const services = yield* Layer.buildWithScope(Kit.layer({ otherwise: Kit.answer() }), scope)
+      const memory = Context.get(services, MemoryReview.MemoryReview)
       const requests = Context.get(services, Testing.ScriptedModel).requests
       yield* Effect.gen(function* () {
         yield* Kit.setUp()
         yield* firstLines
-        yield* (yield* review).turnEnded(Kit.conversation)
+        yield* memory.turnEnded(Kit.conversation)
       }).pipe(Effect.provide(services))
+      assert.strictEqual(yield* memory.pending, 1)
       yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(yield* memory.pending, 0, "nothing waits once the service is closed")
       yield* TestClock.adjust("10 seconds")
+      assert.strictEqual(yield* memory.pending, 0, "a timer left running would have queued the review")
       assert.strictEqual((yield* requests).length, 0)
     })
   )
@@ -519,7 +517,7 @@ describe("scheduling", () => {
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* Kit.requests).length, 0)
       const outcome = yield* memory.reviewNow(Kit.conversation)
-      assert.strictEqual(outcome.status, "reviewed")
+      assert.strictEqual(outcome._tag, "Reviewed")
       assert.strictEqual((yield* Kit.requests).length, 1)
     }).pipe(Effect.provide(Kit.layer({ answers: [Kit.answer()], settings: { reviewEnabled: false } })))
   )
@@ -534,14 +532,17 @@ describe("failing", () => {
       assert.strictEqual((yield* Kit.requests).length, 2)
       const memory = yield* review
       const failed = yield* memory.reviewNow(Kit.conversation)
-      assert.strictEqual(failed.status, "failed")
-      assert.include(failed.reason, "the model failed: overloaded")
-      assert.strictEqual((yield* (yield* Cursors.Cursors).failure(Kit.key))?.failures, 3)
+      assert.strictEqual(failed._tag, "Failed")
+      assert.strictEqual(
+        ReviewOutcome.reasonOf(failed),
+        "the model failed: overloaded (memory review stopped retrying these lines after 3 failures)"
+      )
+      assert.strictEqual((yield* (yield* ReviewState.ReviewState).failure(Kit.key))?.times.length, 3)
       yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "add", text: "The user drinks coffee" }))
       const ok = yield* memory.reviewNow(Kit.conversation)
-      assert.strictEqual(ok.status, "reviewed")
+      assert.strictEqual(ok._tag, "Reviewed")
       assert.strictEqual(ok.cursor, 11)
-      assert.isUndefined(yield* (yield* Cursors.Cursors).failure(Kit.key))
+      assert.isUndefined(yield* (yield* ReviewState.ReviewState).failure(Kit.key))
       const view = yield* memory.view(Kit.agent.id)
       assert.deepStrictEqual(
         view.entries.map((entry) => [entry.text, entry.source]),
@@ -578,7 +579,7 @@ describe("failing", () => {
 })
 
 describe("seeing", () => {
-  it.effect("every review is counted in the metrics", () =>
+  it.effect("every review is counted in the metrics, tagged with its outcome", () =>
     Effect.gen(function* () {
       yield* Kit.setUp({ entries: ["Likes tea"] })
       yield* firstLines
@@ -587,15 +588,502 @@ describe("seeing", () => {
           { op: "add", text: "x".repeat(301) },
           { op: "remove", entry: 1 },
           { op: "add", text: "The user drinks coffee" }
-        )
+        ),
+        "no"
       )
       yield* Kit.turn()
-      const value = (metric: Metric.Metric<number, { readonly count: number }>) =>
-        Effect.map(Metric.value(metric), (state) => state.count)
-      assert.strictEqual(yield* value(MemoryReview.metrics.modelCalls), 1)
-      assert.strictEqual(yield* value(MemoryReview.metrics.changesApplied), 2)
-      assert.strictEqual(yield* value(MemoryReview.metrics.leftOut), 1)
-      assert.strictEqual(yield* value(MemoryReview.metrics.failures), 0)
+      yield* Kit.append({ who: "user", text: "And I live by the sea." })
+      yield* Kit.turn()
+      const value = (
+        metric: Metric.Metric<number, { readonly count: number }>,
+        outcome: ReviewOutcome.Outcome["_tag"]
+      ) => Effect.map(Metric.value(Metric.withAttributes(metric, { outcome })), (state) => state.count)
+      const { metrics } = MemoryReview
+      assert.strictEqual(yield* value(metrics.reviews, "Reviewed"), 1)
+      assert.strictEqual(yield* value(metrics.modelCalls, "Reviewed"), 1)
+      assert.strictEqual(yield* value(metrics.changesApplied, "Reviewed"), 2)
+      assert.strictEqual(yield* value(metrics.leftOut, "Reviewed"), 1)
+      assert.strictEqual(yield* value(metrics.failures, "Reviewed"), 0)
+      assert.strictEqual(yield* value(metrics.reviews, "Failed"), 1)
+      assert.strictEqual(yield* value(metrics.modelCalls, "Failed"), 1)
+      assert.strictEqual(yield* value(metrics.failures, "Failed"), 1)
+      assert.strictEqual((yield* Metric.value(metrics.promptSize)).count, 2)
     }).pipe(Effect.provide(Kit.layer()), Effect.provideService(Metric.MetricRegistry, new Map()))
+  )
+})
+
+describe("a numbered change acts on the entry it numbers, exactly", () => {
+  it.effect(
+    "an entry a person removed while the model thinks is skipped; the entry containing its text is untouched",
+    () =>
+      Effect.gen(function* () {
+        yield* Kit.setUp({ entries: ["Likes tea", "Likes tea with milk"] })
+        yield* firstLines
+        const store = yield* MemoryStore.MemoryStore
+        yield* (yield* Testing.ScriptedModel).push(
+          Effect.as(
+            Effect.orDie(store.remove({ scope: Kit.own, match: "Likes tea", actor: "person" })),
+            Kit.answer({ op: "edit", entry: 1, text: "The user prefers coffee" })
+          )
+        )
+        const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+        const memory = yield* Kit.file(memoryFile)
+        assert.include(memory, "- Likes tea with milk")
+        assert.notInclude(memory, "coffee")
+        assert.strictEqual(outcome._tag, "Reviewed")
+        assert.deepStrictEqual(outcome.changes.edited, [])
+        const reason = `no entry in agents/a1/MEMORY.md holds "Likes tea"`
+        assert.deepStrictEqual(outcome.changes.skipped, [
+          { change: { op: "edit", entry: 1, text: "The user prefers coffee" }, reason }
+        ])
+        const skipped = yield* Kit.logged(MemoryReview.warnings.skipped)
+        assert.strictEqual(skipped.length, 1)
+        assert.strictEqual(skipped[0]!.annotations.change, "edit entry 1")
+        assert.strictEqual(skipped[0]!.annotations.reason, reason)
+      }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect("an answer that removes entry 1 twice removes one entry", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp({ entries: ["Likes tea", "Likes tea with milk"] })
+      yield* firstLines
+      yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "remove", entry: 1 }, { op: "remove", entry: 1 }))
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.include(yield* Kit.file(memoryFile), "- Likes tea with milk")
+      assert.deepStrictEqual(outcome.changes.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
+      assert.deepStrictEqual(
+        outcome.changes.skipped.map((skip) => skip.reason),
+        [`no entry in agents/a1/MEMORY.md holds "Likes tea"`]
+      )
+      assert.strictEqual((yield* journal).filter((line) => line.actor === "review").length, 1)
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect("an entry an earlier change of the same answer changed is gone", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp({ entries: ["Likes tea", "Likes tea with milk"] })
+      yield* firstLines
+      yield* (yield* Testing.ScriptedModel).push(
+        Kit.answer({ op: "edit", entry: 1, text: "The user prefers coffee" }, { op: "remove", entry: 1 })
+      )
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      const memory = yield* Kit.file(memoryFile)
+      assert.include(memory, "- The user prefers coffee")
+      assert.include(memory, "- Likes tea with milk")
+      assert.deepStrictEqual(outcome.changes.removed, [])
+      assert.strictEqual(outcome.changes.edited.length, 1)
+      assert.strictEqual(outcome.changes.skipped.length, 1)
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect("an answer applies as one batch: each file written once, the journal appended in order", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp({ entries: ["Likes tea", "Works in Lyon"] })
+      yield* firstLines
+      yield* (yield* Testing.ScriptedModel).push(
+        Kit.answer(
+          { op: "edit", entry: 1, text: "The user drinks coffee, not tea" },
+          { op: "remove", entry: 2 },
+          { op: "add", text: "The user moved to Paris" }
+        )
+      )
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Reviewed")
+      const memory = yield* Kit.file(memoryFile)
+      assert.include(memory, "- The user drinks coffee, not tea [")
+      assert.notInclude(memory, "Lyon")
+      assert.include(memory, "- The user moved to Paris [source: b2 #10;")
+      assert.deepStrictEqual(
+        (yield* journal).filter((line) => line.actor === "review").map((line) => line.op),
+        ["replace", "remove", "add"]
+      )
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+})
+
+describe("what the model is shown", () => {
+  it.effect(
+    "a key a person typed into MEMORY.md never reaches the model, and its entry is still the one numbered",
+    () =>
+      Effect.gen(function* () {
+        yield* Kit.setUp()
+        const key = "AKIAIOSFODNN7EXAMPLE"
+        yield* Kit.writeFile(memoryFile, `# Memory\n\n- The user's AWS key is ${key}\n- Likes tea\n\n## Index\n`)
+        yield* firstLines
+        yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "remove", entry: 1 }))
+        const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+        const [request] = yield* Kit.requests
+        assert.notInclude(request!.request, key)
+        assert.include(request!.request, `1. own MEMORY.md: "The user's AWS key is [secret]"`)
+        const memory = yield* Kit.file(memoryFile)
+        assert.notInclude(memory, key)
+        assert.include(memory, "- Likes tea")
+        assert.deepStrictEqual(outcome.changes.removed, [
+          { scope: "own", topic: undefined, text: "The user's AWS key is [secret]" }
+        ])
+      }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect(
+    "the request of a 50 MB MEMORY.md stays small, lists its first entries and says how many are left out",
+    () =>
+      Effect.gen(function* () {
+        yield* Kit.setUp()
+        const entry = (n: number) => `- Hand-written fact ${String(n).padStart(7, "0")} about the user's habits\n`
+        const count = Math.ceil(50_000_000 / entry(0).length)
+        yield* Kit.writeFile(memoryFile, "# Memory\n\n" + Array.from({ length: count }, (_, n) => entry(n)).join(""))
+        yield* firstLines
+        yield* (yield* Testing.ScriptedModel).push(Kit.answer({ op: "remove", entry: 1 }))
+        const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+        const [request] = yield* Kit.requests
+        assert.isBelow(request!.request.length, 8_000)
+        const listed = request!.request.split("\n").filter((row) => /^\d+\. own MEMORY\.md: /.test(row))
+        assert.strictEqual(listed[0], `1. own MEMORY.md: "Hand-written fact 0000000 about the user's habits"`)
+        assert.strictEqual(
+          listed.length,
+          Math.floor(4_000 / (entry(0).length - 3)),
+          "the first 4,000 characters of entries"
+        )
+        assert.include(
+          request!.request,
+          `\n${(count - listed.length).toLocaleString("en-US")} more entries of own MEMORY.md, which is past its size, are not shown.\n`
+        )
+        assert.include(request!.request, "Own MEMORY.md: 50,000,0")
+        assert.strictEqual(outcome._tag, "Reviewed", "a change that makes the file shorter lands")
+        assert.deepStrictEqual(outcome.changes.removed.length, 1)
+      }).pipe(Effect.provide(Kit.layer()))
+  )
+})
+
+describe("odd topic files", () => {
+  it.effect("an unreadable topic file is left out with one warning naming it, and the review goes on", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp({ entries: ["Likes tea"] })
+      yield* Kit.writeFile("agents/a1/broken.md", new Uint8Array([0x2d, 0x20, 0xff, 0xfe, 0x0a]))
+      yield* firstLines
+      const answer = Kit.answer(...Array.from({ length: 8 }, (_, i) => ({ op: "add", text: `Fact ${i}` })))
+      yield* (yield* Testing.ScriptedModel).push(answer, Kit.answer())
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Reviewed")
+      assert.strictEqual(outcome.passes, 2)
+      assert.include(yield* Kit.file(memoryFile), "- Fact 7")
+      const unreadable = yield* Kit.logged(MemoryReview.warnings.unreadable)
+      assert.strictEqual(unreadable.length, 1, "warned once, not once per pass")
+      assert.strictEqual(unreadable[0]!.annotations.file, "agents/a1/broken.md")
+      assert.strictEqual(
+        unreadable[0]!.annotations.reason,
+        "agents/a1/broken.md is not valid UTF-8 text; fix or remove it by hand (nothing was changed)"
+      )
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect("a topic file not linked from MEMORY.md is reported, and its entries are still shown", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp({ entries: ["Likes tea"] })
+      yield* Kit.writeFile("agents/a1/travel.md", "# travel\n\n- The user flies to Kyoto in May\n")
+      yield* firstLines
+      yield* (yield* Testing.ScriptedModel).push(Kit.answer())
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Reviewed")
+      assert.include((yield* Kit.requests)[0]!.request, `2. own topic "travel": "The user flies to Kyoto in May"`)
+      const unlinked = yield* Kit.logged(MemoryReview.warnings.unlinked)
+      assert.strictEqual(unlinked.length, 1)
+      assert.deepStrictEqual(unlinked[0]!.annotations.files, ["agents/a1/travel.md"])
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+})
+
+describe("a failed review's outcome", () => {
+  it.effect("carries the typed error, tagged with its fields, and its message", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* firstLines
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Failed")
+      if (outcome._tag !== "Failed") return
+      assert.strictEqual(outcome.error._tag, "ModelError")
+      assert.deepStrictEqual(outcome.error, new ModelError({ reason: "overloaded", retryable: true }))
+      assert.strictEqual(outcome.reason, "the model failed: overloaded")
+      assert.isFalse(outcome.stopped)
+      assert.deepStrictEqual([outcome.cursor, outcome.modelCalls, outcome.passes], [9, 1, 0])
+      const handled = yield* Effect.fail(outcome.error).pipe(
+        Effect.catchTag("ModelError", (error) => Effect.succeed(error.retryable))
+      )
+      assert.isTrue(handled)
+    }).pipe(Effect.provide(Kit.layer({ answers: [new ModelError({ reason: "overloaded", retryable: true })] })))
+  )
+
+  it.effect("of a full MEMORY.md says exactly what landed: the removal, in one pass, and why it failed", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* fillMemory(3_950)
+      yield* firstLines
+      const long = `The user drinks coffee ${"every single morning ".repeat(8)}`.trim()
+      yield* (yield* Testing.ScriptedModel).push(
+        Kit.answer({ op: "add", text: long }, { op: "remove", entry: 1 }, { op: "add", text: "x".repeat(301) })
+      )
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Failed")
+      if (outcome._tag !== "Failed") return
+      assert.strictEqual(outcome.error._tag, "MemoryFull")
+      assert.deepStrictEqual(outcome.changes.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
+      assert.deepStrictEqual(outcome.changes.added, [])
+      assert.deepStrictEqual(
+        outcome.changes.leftOut.map((left) => left.problem),
+        ["the entry is 301 characters, over the limit of 300"]
+      )
+      assert.deepStrictEqual([outcome.passes, outcome.modelCalls, outcome.cursor], [1, 1, 9])
+      assert.deepStrictEqual(
+        (yield* journal).filter((line) => line.actor === "review").map((line) => line.op),
+        ["remove"]
+      )
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+
+  it.effect("keeps and shows no secret: a malformed answer's password and a model error's key are masked", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* firstLines
+      const memory = yield* review
+      const key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f"
+      const first = yield* memory.reviewNow(Kit.conversation)
+      assert.strictEqual(first._tag, "Failed")
+      assert.notInclude(ReviewOutcome.reasonOf(first), "hunter2zz")
+      assert.notInclude((yield* memory.lastReview(Kit.agent.id))?.reason, "hunter2zz")
+      const second = yield* memory.reviewNow(Kit.conversation)
+      assert.strictEqual(
+        ReviewOutcome.reasonOf(second),
+        "the model failed: the key [secret] was refused (memory review stopped retrying these lines after 2 failures)"
+      )
+      assert.notInclude((yield* memory.lastReview(Kit.agent.id))?.reason, key.slice(8))
+      const logged = JSON.stringify((yield* warns).map((line) => line.annotations))
+      assert.notInclude(logged, "hunter2zz")
+      assert.notInclude(logged, key.slice(8))
+      assert.include(logged, "[secret]")
+    }).pipe(
+      Effect.provide(
+        Kit.layer({
+          answers: [
+            "The root password is hunter2zz, so {not json",
+            new ModelError({ reason: "the key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f was refused" })
+          ]
+        })
+      )
+    )
+  )
+})
+
+describe("the settings in force when the layer is built hold on every path of the review", () => {
+  const lastReason = Effect.flatMap(review, (memory) =>
+    Effect.map(memory.lastReview(Kit.agent.id), (last) => last?.reason ?? "")
+  )
+  const lastRequest = Effect.map(Kit.requests, (all) => all.at(-1)?.request ?? "")
+  const add = (text: string, more: object = {}) => Kit.answer({ op: "add", text, ...more })
+  const user = (text: string) => Kit.append({ seq: 10, who: "user", text })
+  interface Case {
+    readonly settings: Partial<MemoryConfig.Settings>
+    readonly answers?: ReadonlyArray<string>
+    readonly otherwise?: string
+    /** The lines and memory before the turn ends (the first lines when not given). */
+    readonly before?: Effect.Effect<unknown, unknown, Kit.Services>
+    readonly check: Effect.Effect<void, unknown, Kit.Services>
+  }
+  const cases: Record<string, Case> = {
+    entryMax: {
+      settings: { entryMax: 20 },
+      answers: [add("The user drinks coffee daily")],
+      check: Effect.gen(function* () {
+        assert.notInclude(yield* Kit.file(memoryFile), "coffee")
+        assert.strictEqual((yield* Kit.logged(MemoryReview.warnings.leftOut)).length, 1)
+      })
+    },
+    memoryMax: {
+      settings: { memoryMax: 40 },
+      answers: [add("The user drinks coffee")],
+      check: Effect.map(lastReason, (reason) => {
+        assert.include(reason, "agents/a1/MEMORY.md would hold")
+        assert.include(reason, "of its 40 characters")
+      })
+    },
+    topicMax: {
+      settings: { topicMax: 50 },
+      answers: [add("The user drinks coffee", { topic: "drinks" })],
+      check: Effect.map(lastReason, (reason) => {
+        assert.include(reason, "agents/a1/drinks.md would hold")
+        assert.include(reason, "of its 50 characters")
+      })
+    },
+    topicsMax: {
+      settings: { topicsMax: 0 },
+      answers: [add("The user drinks coffee", { topic: "drinks" })],
+      check: Effect.map(lastReason, (reason) => assert.include(reason, "already has 0 topics"))
+    },
+    answerChangesMax: {
+      settings: { answerChangesMax: 1 },
+      answers: [Kit.answer({ op: "add", text: "The user drinks coffee" }, { op: "add", text: "The user likes rye" })],
+      otherwise: Kit.answer(),
+      check: Effect.gen(function* () {
+        const memory = yield* Kit.file(memoryFile)
+        assert.include(memory, "coffee")
+        assert.notInclude(memory, "rye")
+      })
+    },
+    extraPassesMax: {
+      settings: { extraPassesMax: 1 },
+      otherwise: Kit.answer(...Array.from({ length: 8 }, () => ({ op: "add", text: "The user drinks coffee" }))),
+      answers: [Kit.answer(...Array.from({ length: 8 }, (_, i) => ({ op: "add", text: `Fact ${i}` })))],
+      check: Effect.map(Kit.requests, (requests) => assert.strictEqual(requests.length, 2))
+    },
+    newLinesBudget: {
+      settings: { newLinesBudget: 30 },
+      before: Kit.append(
+        { seq: 10, who: "user", text: "I switched to oat milk ok" },
+        { who: "user", text: "I bake rye bread now" }
+      ),
+      check: Effect.map(Kit.requests, (requests) => {
+        assert.include(requests[0]!.request, "oat milk")
+        assert.notInclude(requests[0]!.request, "rye bread")
+      })
+    },
+    shownTopicsBudget: {
+      settings: { shownTopicsBudget: 0 },
+      before: Effect.andThen(
+        Effect.flatMap(MemoryStore.MemoryStore, (store) =>
+          store.add({ scope: Kit.own, topic: "kitchen", text: "The user owns a wok", actor: "test" })
+        ),
+        firstLines
+      ),
+      check: Effect.map(lastRequest, (request) => {
+        assert.notInclude(request, "wok")
+        assert.include(request, "\n1 more topic entry, older or less related, is not shown.\n")
+      })
+    },
+    contextLines: {
+      settings: { contextLines: 0 },
+      before: Effect.andThen(
+        Kit.append({ seq: 9, who: "user", text: "Old line" }, { seq: 10, who: "user", text: "New line" }),
+        Effect.flatMap(ReviewState.ReviewState, (state) => state.setCursor(Kit.key, 9))
+      ),
+      check: Effect.map(lastRequest, (request) => {
+        assert.notInclude(request, "Old line")
+        assert.include(context(request), "(none)")
+      })
+    },
+    firstReviewLines: {
+      settings: { firstReviewLines: 1 },
+      before: Kit.append(...Array.from({ length: 8 }, (_, i) => ({ who: "user" as const, text: `said ${i + 1}` }))),
+      check: Effect.map(lastRequest, (request) => {
+        assert.include(newLines(request), `"said 8"`)
+        assert.notInclude(newLines(request), `"said 7"`)
+      })
+    },
+    userLineMax: {
+      settings: { userLineMax: 100 },
+      before: user(`I like ${"very ".repeat(100)}strong tea`),
+      check: Effect.map(lastRequest, (request) => {
+        const said = newLines(request)
+          .split("\n")
+          .find((row) => row.startsWith("user: "))
+          ?.slice(6)
+        assert.strictEqual(JSON.parse(said!).length, 100)
+        assert.match(said!, /^"I like very .* \[…\] .* very strong tea"$/)
+      })
+    },
+    otherLineMax: {
+      settings: { otherLineMax: 40 },
+      before: Effect.andThen(user("I like tea"), Kit.append({ who: "agent", text: "x".repeat(200) })),
+      check: Effect.map(lastRequest, (request) => assert.include(newLines(request), `"${"x".repeat(36)} […]"`))
+    },
+    failuresMax: {
+      settings: { failuresMax: 1 },
+      otherwise: "no",
+      check: Effect.map(lastReason, (reason) =>
+        assert.include(reason, `(${MemoryReview.warnings.stopped} after 1 failures)`)
+      )
+    },
+    interfaceLanguage: {
+      settings: { interfaceLanguage: "German" },
+      before: user("1234 !!"),
+      check: Effect.map(lastRequest, (request) => assert.isTrue(request.endsWith("\nWrite the entries in German.\n")))
+    },
+    timeZone: {
+      settings: { timeZone: "Etc/GMT+12" },
+      answers: [add("The user drinks coffee")],
+      check: Effect.map(Kit.file(memoryFile), (memory) => assert.include(memory, "added: 1969-12-31]"))
+    },
+    isSecret: {
+      settings: { isSecret: (text) => text.includes("BADGE-") },
+      before: user("My door badge is BADGE-4821"),
+      check: Effect.map(lastRequest, (request) => {
+        assert.notInclude(request, "BADGE-4821")
+        assert.include(request, `user: "[secret]"`)
+      })
+    }
+  }
+  for (const [
+    limit,
+    { settings, answers = [], otherwise = Kit.answer(), before = firstLines, check }
+  ] of Object.entries(cases)) {
+    for (const path of ["reviewNow", "turnEnded"] as const) {
+      it.effect(`${limit} holds for ${path}`, () =>
+        Effect.gen(function* () {
+          yield* Kit.setUp()
+          yield* before
+          if (path === "reviewNow") yield* (yield* review).reviewNow(Kit.conversation)
+          else yield* Kit.turn()
+          yield* check
+        }).pipe(Effect.provide(Kit.layer({ answers, otherwise }).pipe(Layer.provide(MemoryConfig.layer(settings)))))
+      )
+    }
+  }
+
+  it.effect("reviewDelay holds for turn ends", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* firstLines
+      const memory = yield* review
+      yield* memory.turnEnded(Kit.conversation)
+      yield* TestClock.adjust("4999 millis")
+      assert.strictEqual((yield* Kit.requests).length, 0)
+      yield* TestClock.adjust("1 milli")
+      yield* memory.awaitIdle
+      assert.strictEqual((yield* Kit.requests).length, 1)
+    }).pipe(
+      Effect.provide(
+        Kit.layer({ otherwise: Kit.answer() }).pipe(
+          Layer.provide(MemoryConfig.layer({ reviewDelay: Duration.seconds(5) }))
+        )
+      )
+    )
+  )
+
+  it.effect("reviewEnabled: false holds for turn ends, and a review asked for still runs", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* firstLines
+      const memory = yield* review
+      yield* Kit.turn()
+      assert.strictEqual((yield* Kit.requests).length, 0)
+      assert.strictEqual((yield* memory.reviewNow(Kit.conversation))._tag, "Reviewed")
+    }).pipe(
+      Effect.provide(
+        Kit.layer({ otherwise: Kit.answer() }).pipe(Layer.provide(MemoryConfig.layer({ reviewEnabled: false })))
+      )
+    )
+  )
+
+  it.effect("Memory.layer's own settings go over the configuration in force", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* firstLines
+      yield* Kit.turn()
+      assert.include(yield* lastReason, "of its 40 characters")
+    }).pipe(
+      Effect.provide(
+        Kit.layer({ answers: [add("The user drinks coffee")], settings: { memoryMax: 40 } }).pipe(
+          Layer.provide(MemoryConfig.layer({ memoryMax: 10_000 }))
+        )
+      )
+    )
   )
 })

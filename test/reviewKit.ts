@@ -4,7 +4,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import type { MemoryConfig } from "@mneme/core"
-import { Cursors, MemoryReview, MemoryStore } from "@mneme/review"
+import { MemoryReview, MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Context, Effect, FileSystem, Layer, Logger, References } from "effect"
 import { TestClock } from "effect/testing"
@@ -37,6 +37,9 @@ const logs = Layer.unwrap(
 /** The test kit's layer over the real file system, with logs captured. */
 export const layer = (options: Testing.Options = {}) =>
   Testing.layer(options).pipe(Layer.provideMerge(NodeServices.layer), Layer.provideMerge(logs))
+
+/** Everything the kit's layer provides. */
+export type Services = Layer.Success<ReturnType<typeof layer>>
 
 /** The log lines with this exact message. */
 export const logged = (message: string) => Effect.map(Logs, (all) => all.filter((line) => line.message === message))
@@ -76,15 +79,26 @@ export const turn = (id: string = conversation) =>
 export const requests = Effect.flatMap(Testing.ScriptedModel, (model) => model.requests)
 
 /** The cursor of conversation "b2". */
-export const cursor = Effect.flatMap(Cursors.Cursors, (cursors) => cursors.cursor(key))
+export const cursor = Effect.flatMap(ReviewState.ReviewState, (state) => state.cursor(key))
+
+/** The memory root's folder. */
+export const root = Effect.map(MemoryRoot.MemoryRoot, (port) => port.root)
 
 /** The text of a file under the memory root, or "" when it is missing. */
 export const file = (path: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const root = yield* Testing.MemoryRoot
-    const full = `${root}/${path}`
+    const full = `${yield* root}/${path}`
     return (yield* fs.exists(full)) ? yield* fs.readFileString(full) : ""
+  })
+
+/** Writes a file under the memory root by hand (a person's edit), making its folder. */
+export const writeFile = (path: string, content: string | Uint8Array) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const full = `${yield* root}/${path}`
+    yield* fs.makeDirectory(full.slice(0, full.lastIndexOf("/")), { recursive: true })
+    yield* typeof content === "string" ? fs.writeFileString(full, content) : fs.writeFile(full, content)
   })
 
 /** The answer `{"changes": [...]}`. */

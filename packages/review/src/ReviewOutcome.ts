@@ -146,12 +146,20 @@ export const warnings = {
   /** An answer held entries memory cannot keep; they were left out and the rest applied (annotations: `problem`). */
   leftOut: "memory review left out entries memory cannot keep",
   /** A change was skipped: its entry has gone, or it is not allowed (annotations: `change`, `reason`). */
-  skipped: "memory review skipped a change"
+  skipped: "memory review skipped a change",
+  /** A topic file could not be read: the review went on without it (annotations: `file`, `reason`). */
+  unreadable: "memory review left out a topic file it could not read",
+  /** Topic files that MEMORY.md's index does not link (annotations: `files`). */
+  unlinked: "memory review found topic files not linked from MEMORY.md"
 } as const
 
 const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })
 
-/** The review's metrics; each review's counts are tagged with its outcome (`outcome`: the `_tag`). */
+/**
+ * The review's metrics. The counts of a review (`reviews`, `modelCalls`, `failures`, `changesApplied`, `leftOut`) are
+ * added when it ends, tagged with its outcome (attribute `outcome`: the outcome's `_tag`); the sizes and tokens are
+ * recorded per model call.
+ */
 export const metrics = {
   reviews: Metric.counter("mneme_review_reviews", { description: "memory reviews, by outcome" }),
   modelCalls: Metric.counter("mneme_review_model_calls", { description: "model calls made by memory reviews" }),

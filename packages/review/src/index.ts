@@ -1,9 +1,15 @@
 /**
- * @mneme/review — mneme's services: the memory store, the review state, the host ports and the memory review.
+ * @mneme/review — mneme's services: the one composition (`Memory`), the memory review and its outcome, the memory
+ * store, the review state, the storage port and its files backend, the platform, and the host's ports.
  */
 export * as Agents from "./Agents.ts"
-export * as Cursors from "./Cursors.ts"
+export * as FileRoot from "./FileRoot.ts"
+export * as Memory from "./Memory.ts"
 export * as MemoryReview from "./MemoryReview.ts"
+export * as MemoryRoot from "./MemoryRoot.ts"
 export * as MemoryStore from "./MemoryStore.ts"
+export * as Platform from "./Platform.ts"
 export * as ReviewModel from "./ReviewModel.ts"
+export * as ReviewOutcome from "./ReviewOutcome.ts"
+export * as ReviewState from "./ReviewState.ts"
 export * as Transcript from "./Transcript.ts"

@@ -1,15 +1,14 @@
 /**
  * The test kit: a scripted model that answers from a list and records every request, an in-memory transcript and
- * agents, and one layer that wires the memory review over a temporary memory root with them. Hosts test their own
- * integration with it, and so does mneme.
+ * agents, and one layer that wires mneme (`Memory.layer`) over a temporary memory root with them. Hosts test their
+ * own integration with it, and so does mneme.
  */
-import { type Backoff, Lines, MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
+import { type Backoff, type Lines, type MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, type Path, Ref, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { Agents, type AgentInfo } from "./Agents.ts"
-import { Cursors } from "./Cursors.ts"
-import * as MemoryReview from "./MemoryReview.ts"
-import { MemoryStore } from "./MemoryStore.ts"
+import * as Memory from "./Memory.ts"
+import { layerTest, type Platform } from "./Platform.ts"
 import * as ReviewModel from "./ReviewModel.ts"
 import { defaultAnchor, Transcript } from "./Transcript.ts"
 
@@ -183,22 +182,6 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
   })
 )
 
-/** The memory root a test layer works in. */
-export class MemoryRoot extends Context.Service<MemoryRoot, string>()("@mneme/review/testing/MemoryRoot") {}
-
-/** The memory review with its store and review state over `root`, on the host ports given. */
-export const reviewLayer = (options: {
-  readonly root: string
-  readonly policy?: Backoff.Policy
-}): Layer.Layer<
-  MemoryReview.MemoryReview | MemoryStore | Cursors,
-  never,
-  Transcript | Agents | ReviewModel.ReviewModel | FileSystem.FileSystem | Path.Path
-> =>
-  MemoryReview.layerWith(options.policy === undefined ? {} : { policy: options.policy }).pipe(
-    Layer.provideMerge(Layer.merge(MemoryStore.layer({ root: options.root }), Cursors.layer({ root: options.root })))
-  )
-
 /** What the one-line test set-up takes. */
 export interface Options {
   /** The scripted model's answers, and what it answers once they are used up. */
@@ -212,39 +195,28 @@ export interface Options {
   readonly root?: string
 }
 
-/** Everything a review test needs: the memory review over a temporary root, a scripted model, an in-memory host. */
+/**
+ * Everything a review test needs: `Memory.layer` over a temporary root (its folder is the `MemoryRoot`'s `root`), a
+ * scripted model, an in-memory host, and the test double of the platform.
+ */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<
-  | MemoryReview.MemoryReview
-  | MemoryStore
-  | Cursors
-  | TranscriptMemory
-  | Transcript
-  | Agents
-  | ScriptedModel
-  | ReviewModel.ReviewModel
-  | MemoryRoot,
+  Memory.Services | TranscriptMemory | Transcript | Agents | ScriptedModel | ReviewModel.ReviewModel | Platform,
   PlatformError,
   FileSystem.FileSystem | Path.Path
 > => {
-  const root = Layer.effect(
-    MemoryRoot,
-    options.root === undefined
-      ? Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "mneme-" }))
-      : Effect.succeed(options.root)
-  )
   const ports = Layer.merge(
     transcriptMemory,
     scriptedModel(options.answers, options.otherwise === undefined ? {} : { otherwise: options.otherwise })
   )
-  const review = Layer.unwrap(
-    Effect.map(MemoryRoot, (root) =>
-      reviewLayer(options.policy === undefined ? { root } : { root, policy: options.policy })
+  const memory = Layer.unwrap(
+    Effect.map(
+      options.root === undefined
+        ? Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "mneme-" }))
+        : Effect.succeed(options.root),
+      (root) => Memory.layer({ root, policy: options.policy, settings: options.settings })
     )
   )
-  return review.pipe(
-    Layer.provideMerge(Layer.merge(ports, root)),
-    Layer.provideMerge(MemoryConfig.layer(options.settings))
-  )
+  return memory.pipe(Layer.provideMerge(Layer.merge(ports, layerTest())))
 }

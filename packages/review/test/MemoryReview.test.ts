@@ -1,12 +1,15 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type Lines, ModelError } from "@mneme/core"
+import { type Lines, MemoryConfig, MemoryFile, ModelError, Scope, Text } from "@mneme/core"
 import { Effect, Exit, Layer, Metric, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { Agents } from "../src/Agents.ts"
-import { Cursors } from "../src/Cursors.ts"
-import { read } from "../src/internal/reviewRead.ts"
+import * as Apply from "../src/internal/reviewApply.ts"
+import { choose } from "../src/internal/reviewChoose.ts"
+import { plan, read } from "../src/internal/reviewRead.ts"
+import type { StoredScope } from "../src/MemoryRoot.ts"
 import * as MemoryReview from "../src/MemoryReview.ts"
+import { ReviewState } from "../src/ReviewState.ts"
 import * as ReviewModel from "../src/ReviewModel.ts"
 import * as Testing from "../src/testing.ts"
 import { Transcript } from "../src/Transcript.ts"
@@ -86,6 +89,149 @@ describe("reading", () => {
   )
 })
 
+const line = (seq: number, who: Lines.Line["who"], text = `line ${seq}`): Lines.Line => ({ seq, who, text })
+
+describe("planning a review", () => {
+  const settings = MemoryConfig.defaults
+
+  it("nothing new, no user line (passed at once), or the lines to ask about within the budget", () => {
+    assert.deepStrictEqual(plan({ context: [], fresh: [] }, 5, settings), { _tag: "NothingNew" })
+    assert.deepStrictEqual(plan({ context: [], fresh: [line(6, "agent"), line(7, "other")] }, 5, settings), {
+      _tag: "NoUserLine",
+      last: 7,
+      moreFollow: false
+    })
+    const context = [line(4, "user")]
+    const fresh = [line(6, "user", "a".repeat(10)), line(7, "agent"), line(8, "user", "b".repeat(10))]
+    assert.deepStrictEqual(plan({ context, fresh }, undefined, { ...settings, newLinesBudget: 17 }), {
+      _tag: "Ask",
+      context,
+      lines: fresh.slice(0, 2),
+      moreFollow: true,
+      base: 5,
+      last: 7,
+      user: 6,
+      position: { cursor: 5, newestUserSeq: 8 }
+    })
+  })
+})
+
+/** A scope as stored, from the texts of its files (MEMORY.md first). */
+const stored = (scope: Scope.Scope, dir: string, files: Record<string, string>): StoredScope => ({
+  scope,
+  dir,
+  files: Object.entries(files).map(([name, text]) => ({
+    file: `${dir}/${name}.md`,
+    topic: name === "MEMORY" ? undefined : name,
+    exists: true,
+    parsed: MemoryFile.parse(text),
+    size: Text.length(text)
+  })),
+  unreadable: []
+})
+
+describe("choosing what a pass shows", () => {
+  it("a MEMORY.md past its size is listed only up to its size, and the rest is counted", () => {
+    const entries = Array.from({ length: 1_000 }, (_, i) => `- Fact number ${String(i).padStart(4, "0")} of many`)
+    const own = stored(Scope.own("a1"), "agents/a1", { MEMORY: ["# Memory", "", ...entries, ""].join("\n") })
+    const team = stored(Scope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
+    const chosen = choose(own, team, [line(1, "user")], { memoryMax: 100, shownTopicsBudget: 16_000 })
+    assert.deepStrictEqual(
+      chosen.shown.map((entry) => [entry.number, entry.scope, entry.text]),
+      [
+        [1, "own", "Fact number 0000 of many"],
+        [2, "own", "Fact number 0001 of many"],
+        [3, "own", "Fact number 0002 of many"],
+        [4, "own", "Fact number 0003 of many"],
+        [5, "team", "The team ships on Fridays"]
+      ]
+    )
+    assert.deepStrictEqual(chosen.memoryNotShown, { own: 996, team: 0 })
+    assert.deepStrictEqual(chosen.sizes, { own: own.files[0]!.size, team: team.files[0]!.size, max: 100 })
+  })
+})
+
+describe("planning the changes of an answer", () => {
+  const own = stored(Scope.own("a1"), "agents/a1", {
+    MEMORY: "# Memory\n\n- Likes tea [source: c #1]\n",
+    kitchen: "# kitchen\n\n- Owns a wok\n"
+  })
+  const team = stored(Scope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
+  const shown = choose(own, team, [], MemoryConfig.defaults).shown
+  const context = (mayWriteTeam: boolean): Apply.Context => ({
+    agent: { id: "a1", name: "Ada", mayWriteTeam },
+    shown,
+    own,
+    team,
+    anchor: "c #9",
+    settings: MemoryConfig.defaults
+  })
+
+  it("a numbered edit or remove is a change of exactly that entry: its scope, its topic, its text", () => {
+    const planned = Apply.plan(context(true), [
+      { op: "edit", entry: 1, text: "Likes coffee" },
+      { op: "remove", entry: 3 },
+      { op: "add", text: "The team likes maps", team: true }
+    ])
+    assert.deepStrictEqual(
+      planned.map((p) => (p._tag === "Store" ? p.input : p.error)),
+      [
+        {
+          op: "replace",
+          scope: Scope.own("a1"),
+          match: "Likes tea",
+          exact: true,
+          text: "Likes coffee",
+          meta: [["source", "c #9"]],
+          actor: "review",
+          auto: true
+        },
+        {
+          op: "remove",
+          scope: Scope.own("a1"),
+          topic: "kitchen",
+          match: "Owns a wok",
+          exact: true,
+          actor: "review",
+          auto: true
+        },
+        {
+          op: "add",
+          scope: Scope.team,
+          text: "The team likes maps",
+          meta: [
+            ["source", "c #9"],
+            ["by", "a1"]
+          ],
+          actor: "review",
+          auto: true
+        }
+      ]
+    )
+  })
+
+  it("a team entry is skipped where the agent may not write team memory, a team add lands in its own memory", () => {
+    const planned = Apply.plan(context(false), [
+      { op: "remove", entry: 2 },
+      { op: "add", text: "The team likes maps", team: true }
+    ])
+    const [denied, add] = planned
+    assert.strictEqual(denied?._tag === "Skip" ? denied.error.message : "", `the agent "a1" may not change team memory`)
+    assert.deepStrictEqual(add?._tag === "Store" ? add.input.scope : undefined, Scope.own("a1"))
+  })
+
+  it("an entry an earlier change of the answer named is gone: skipped as NoMatch", () => {
+    const [, again] = Apply.plan(context(true), [
+      { op: "edit", entry: 1, text: "Likes coffee" },
+      { op: "remove", entry: 1 }
+    ])
+    assert.strictEqual(again?._tag, "Skip")
+    if (again?._tag !== "Skip") return
+    assert.strictEqual(again.error._tag, "NoMatch")
+    assert.strictEqual(again.error.message, `no entry in agents/a1/MEMORY.md holds "Likes tea"`)
+  })
+})
+
 const layer = (options: Testing.Options = {}) => Testing.layer(options).pipe(Layer.provideMerge(NodeServices.layer))
 
 describe("the test kit", () => {
@@ -159,9 +305,10 @@ describe("MemoryReview", () => {
       yield* host.append("c", ...Array.from({ length: 40 }, () => ({ who: "agent" as const, text: "x".repeat(800) })))
       const review = yield* MemoryReview.MemoryReview
       const outcome = yield* review.reviewNow("c")
-      assert.strictEqual(outcome.status, "no-user-line")
+      assert.strictEqual(outcome._tag, "NoUserLine")
       assert.isFalse(outcome.moreFollow)
-      assert.strictEqual(yield* (yield* Cursors).cursor("chat:c"), 40)
+      assert.strictEqual(outcome.cursor, 40)
+      assert.strictEqual(yield* (yield* ReviewState).cursor("chat:c"), 40)
       assert.deepStrictEqual(yield* (yield* Testing.ScriptedModel).requests, [])
     }).pipe(Effect.provide(layer()))
   )
@@ -173,10 +320,13 @@ describe("MemoryReview", () => {
       yield* host.bind("c", "a1")
       const review = yield* MemoryReview.MemoryReview
       const empty = yield* review.reviewNow("c")
-      assert.deepStrictEqual([empty.status, empty.ok, empty.cursor], ["nothing-new", true, undefined])
+      assert.deepStrictEqual([empty._tag, empty.agentId, empty.cursor], ["NothingNew", "a1", undefined])
       const unknown = yield* review.reviewNow("nobody")
-      assert.strictEqual(unknown.status, "failed")
+      assert.strictEqual(unknown._tag, "Failed")
+      if (unknown._tag !== "Failed") return
+      assert.strictEqual(unknown.error._tag, "TranscriptError")
       assert.strictEqual(unknown.reason, `the transcript could not be read: no conversation "nobody"`)
+      assert.isUndefined(unknown.agentId)
       assert.deepStrictEqual(yield* (yield* Testing.ScriptedModel).requests, [])
     }).pipe(Effect.provide(layer()))
   )

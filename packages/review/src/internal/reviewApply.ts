@@ -1,36 +1,67 @@
 /**
- * Applying a vetted answer (SPEC 4.4 step 6): in order, with the scope rules, through the memory store. A change whose
- * entry has gone or that is not allowed is skipped with a warning; the agent deleted meanwhile stops it; any other
- * failure is remembered while the rest are tried, then fails it.
+ * Applying a vetted answer (SPEC 4.4 step 6) as one batch of the memory store: each change planned against the
+ * entries the review listed (a numbered edit or remove acts on exactly that entry: its scope, its topic and its real
+ * text, with `exact` matching), applied in order under one hold of the writer, and each result read back into what
+ * landed. A change whose entry has gone or that is not allowed is skipped with a warning; any other failure is
+ * remembered while the rest are tried, and then fails the review.
  */
 import {
   type Answer,
   type BadTopic,
-  type Denied,
+  Denied,
   type Entry,
+  Lines,
+  type MemoryEdit,
   type MemoryFull,
-  type MemoryWriteError,
-  type NoMatch,
+  NoMatch,
+  Scope,
   type Selection,
+  TeamMemory,
   type TooManyTopics
 } from "@mneme/core"
-import { Data, Effect, Result } from "effect"
-import type { Agents } from "../Agents.ts"
-import type { MemoryStore, Outcome as StoreOutcome, Scope } from "../MemoryStore.ts"
-import type { Applied, Edited, Skipped } from "../MemoryReview.ts"
-
-/** The agent was deleted while its review ran: the review stops and keeps nothing more. */
-export class AgentGone extends Data.TaggedError("AgentGone")<{ readonly agentId: string }> {}
+import { Effect, Result } from "effect"
+import type { AgentInfo } from "../Agents.ts"
+import type { StoredScope } from "../MemoryRoot.ts"
+import type { MemoryStore } from "../MemoryStore.ts"
+import { type Applied, type Changes, type Edited, noChanges, type Skipped, warnings } from "../ReviewOutcome.ts"
 
 /** A failure that fails the review once the rest of the answer was tried. */
-export type ApplyFailure = MemoryFull | TooManyTopics | BadTopic | MemoryWriteError
+export type ApplyFailure = MemoryFull | TooManyTopics | BadTopic
 
-/** What applying did, added to as it goes. */
-export interface Tally {
-  readonly added: Array<Applied>
-  readonly edited: Array<Edited>
-  readonly removed: Array<Applied>
-  readonly skipped: Array<Skipped>
+/** What one change of the answer landed as, once applied. */
+type Landed =
+  | { readonly _tag: "Added"; readonly entry: Applied }
+  | { readonly _tag: "Edited"; readonly entry: Edited }
+  | { readonly _tag: "Removed"; readonly entry: Applied }
+
+/** One change of the answer, planned: a change of the store and what it lands as, or skipped before the store. */
+type Planned =
+  | {
+      readonly _tag: "Store"
+      readonly change: Answer.Change
+      readonly input: MemoryEdit.Change
+      readonly landed: (outcome: MemoryEdit.Outcome) => Landed
+    }
+  | { readonly _tag: "Skip"; readonly change: Answer.Change; readonly error: NoMatch | Denied }
+
+/** What applying an answer did. */
+export interface Done {
+  /** What landed and what was skipped (the answer's left-out entries are the caller's). */
+  readonly changes: Changes
+  /** Whether anything changed. */
+  readonly changed: boolean
+  /** The first failure that fails the review, once the rest was tried. */
+  readonly failure: ApplyFailure | undefined
+}
+
+/** What the plan of an answer needs: who, the entries listed and the scopes they were read from, the anchor. */
+export interface Context {
+  readonly agent: AgentInfo
+  readonly shown: ReadonlyArray<Selection.Shown>
+  readonly own: StoredScope
+  readonly team: StoredScope
+  readonly anchor: string
+  readonly settings: Lines.CutSettings
 }
 
 const actor = { actor: "review", auto: true } as const
@@ -47,78 +78,149 @@ const topicOf = (topic: string | undefined) => (topic === undefined ? {} : { top
 export const describe = (change: Answer.Change): string =>
   change.op === "add" ? `add ${JSON.stringify(change.text)}` : `${change.op} entry ${change.entry}`
 
-/** Applies `changes` in order; gives whether anything changed. */
-export const apply = Effect.fnUntraced(function* (input: {
-  readonly store: MemoryStore["Service"]
-  readonly agents: Agents["Service"]
-  readonly agentId: string
-  readonly changes: ReadonlyArray<Answer.Change>
-  readonly shown: ReadonlyArray<Selection.Shown>
-  readonly anchor: string
-  readonly tally: Tally
-  readonly skip: (skipped: Skipped) => Effect.Effect<void>
-}): Effect.fn.Return<boolean, AgentGone | ApplyFailure> {
-  const { store, agentId, anchor, tally } = input
-  const own: Scope = { kind: "agent", agentId }
-  let failure: ApplyFailure | undefined
-  let changed = false
-  for (const change of input.changes) {
-    const agent = yield* input.agents.get(agentId)
-    if (agent === undefined) return yield* new AgentGone({ agentId })
-    let done: Effect.Effect<StoreOutcome, ApplyFailure | NoMatch | Denied>
-    let record: (outcome: StoreOutcome) => void
-    if (change.op === "add") {
-      const team = change.team === true && agent.mayWriteTeam
-      const scope = team ? "team" : "own"
-      done = store.add({
-        scope: team ? { kind: "team" } : own,
-        ...topicOf(change.topic),
-        text: change.text,
-        meta: team
-          ? [
-              ["source", anchor],
-              ["by", agentId]
-            ]
-          : [["source", anchor]],
-        ...actor
-      })
-      record = (outcome) => tally.added.push({ scope, topic: outcome.topic, text: change.text })
-    } else {
-      const entry = input.shown[change.entry - 1]
-      if (entry === undefined || (entry.scope === "team" && !agent.mayWriteTeam)) {
-        const reason =
-          entry === undefined ? `entry ${change.entry} was not listed` : "this agent may not change team memory"
-        yield* input.skip({ change, reason })
-        continue
-      }
-      const target = { scope: entry.scope === "team" ? ({ kind: "team" } as const) : own, ...topicOf(entry.topic) }
-      const applied = { scope: entry.scope, topic: entry.topic }
-      if (change.op === "edit") {
-        done = store.replace({
-          ...target,
-          match: entry.text,
-          text: change.text,
-          meta: withSource(entry.meta, anchor),
-          ...actor
-        })
-        record = () => tally.edited.push({ ...applied, before: entry.text, text: change.text })
-      } else {
-        done = store.remove({ ...target, match: entry.text, ...actor })
-        record = () => tally.removed.push({ ...applied, text: entry.text })
-      }
-    }
-    const result = yield* Effect.result(done)
-    if (Result.isSuccess(result)) {
-      if (result.success.changed) {
-        changed = true
-        record(result.success)
-      }
-    } else if (result.failure._tag === "NoMatch" || result.failure._tag === "Denied") {
-      yield* input.skip({ change, reason: result.failure.message })
-    } else {
-      failure ??= result.failure
-    }
+/** The file an entry of `side` and `topic` was listed from, relative to the root. */
+const fileOf = (context: Context, side: "own" | "team", topic: string | undefined) =>
+  (side === "own" ? context.own : context.team).files.find((file) => file.topic === topic)?.file ?? ""
+
+/** Plans an `add`: to team memory only where the agent may write it, to its own otherwise. */
+const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>): Planned => {
+  const { agent, anchor } = context
+  const team = change.team === true && agent.mayWriteTeam
+  return {
+    _tag: "Store",
+    change,
+    input: {
+      op: "add",
+      scope: team ? Scope.team : Scope.own(agent.id),
+      ...topicOf(change.topic),
+      text: change.text,
+      meta: team
+        ? [
+            ["source", anchor],
+            ["by", agent.id]
+          ]
+        : [["source", anchor]],
+      ...actor
+    },
+    landed: (outcome) => ({
+      _tag: "Added",
+      entry: { scope: team ? "team" : "own", topic: outcome.topic, text: change.text }
+    })
   }
-  if (failure !== undefined) return yield* Effect.fail(failure)
-  return changed
+}
+
+/**
+ * Plans an `edit` or `remove` of the entry it numbers, in that entry's scope and topic and matched exactly by its real
+ * text; skipped where the agent may not change team memory, or where an earlier change of the answer named the entry.
+ */
+const planNumbered = (
+  context: Context,
+  change: Exclude<Answer.Change, { op: "add" }>,
+  earlier: ReadonlyArray<Answer.Change>
+): Planned => {
+  const entry = context.shown[change.entry - 1]
+  if (entry === undefined) {
+    return { _tag: "Skip", change, error: new NoMatch({ file: "", match: `entry ${change.entry}`, candidates: [] }) }
+  }
+  const place = { scope: entry.scope === "team" ? Scope.team : Scope.own(context.agent.id), ...topicOf(entry.topic) }
+  if (entry.scope === "team" && !context.agent.mayWriteTeam) {
+    return { _tag: "Skip", change, error: new Denied({ reason: new TeamMemory({ agentId: context.agent.id }) }) }
+  }
+  if (earlier.some((other) => other.op !== "add" && other.entry === change.entry)) {
+    const file = fileOf(context, entry.scope, entry.topic)
+    return { _tag: "Skip", change, error: new NoMatch({ file, match: entry.text, candidates: [] }) }
+  }
+  const listed = { scope: entry.scope, topic: entry.topic }
+  return change.op === "edit"
+    ? {
+        _tag: "Store",
+        change,
+        input: {
+          op: "replace",
+          ...place,
+          match: entry.text,
+          exact: true,
+          text: change.text,
+          meta: withSource(entry.meta, context.anchor),
+          ...actor
+        },
+        landed: () => ({ _tag: "Edited", entry: { ...listed, before: entry.text, text: change.text } })
+      }
+    : {
+        _tag: "Store",
+        change,
+        input: { op: "remove", ...place, match: entry.text, exact: true, ...actor },
+        landed: () => ({ _tag: "Removed", entry: { ...listed, text: entry.text } })
+      }
+}
+
+/** The plan of an answer's changes, in order (pure). */
+export const plan = (context: Context, changes: ReadonlyArray<Answer.Change>): ReadonlyArray<Planned> =>
+  changes.map((change, i) =>
+    change.op === "add" ? planAdd(context, change) : planNumbered(context, change, changes.slice(0, i))
+  )
+
+/** A change skipped, with its reason masked for secrets (it may quote an entry a person wrote). */
+const skipped = (change: Answer.Change, error: NoMatch | Denied, settings: Lines.CutSettings): Skipped => ({
+  change,
+  reason: Lines.mask(error.message, settings)
+})
+
+/** What the results of the store's batch (one per planned change sent, in order) come to. */
+const tally = (
+  planned: ReadonlyArray<Planned>,
+  results: ReadonlyArray<Result.Result<MemoryEdit.Outcome, ApplyFailure | NoMatch | Denied>>,
+  settings: Lines.CutSettings
+): Done => {
+  const sent = planned.filter((p) => p._tag === "Store")
+  const landed = sent.flatMap((p, i) => {
+    const result = results[i]
+    return result !== undefined && Result.isSuccess(result) && result.success.changed ? [p.landed(result.success)] : []
+  })
+  const failures = results.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
+  const skips = planned.flatMap((p): ReadonlyArray<Skipped> => {
+    if (p._tag === "Skip") return [skipped(p.change, p.error, settings)]
+    const result = results[sent.indexOf(p)]
+    return result !== undefined &&
+      Result.isFailure(result) &&
+      (result.failure._tag === "NoMatch" || result.failure._tag === "Denied")
+      ? [skipped(p.change, result.failure, settings)]
+      : []
+  })
+  const mask = (entry: Applied): Applied => ({ ...entry, text: Lines.mask(entry.text, settings) })
+  return {
+    changes: {
+      ...noChanges,
+      added: landed.flatMap((l) => (l._tag === "Added" ? [mask(l.entry)] : [])),
+      edited: landed.flatMap((l) =>
+        l._tag === "Edited" ? [{ ...mask(l.entry), before: Lines.mask(l.entry.before, settings) }] : []
+      ),
+      removed: landed.flatMap((l) => (l._tag === "Removed" ? [mask(l.entry)] : [])),
+      skipped: skips
+    },
+    changed: landed.length > 0,
+    failure: failures.find(
+      (failure): failure is ApplyFailure => failure._tag !== "NoMatch" && failure._tag !== "Denied"
+    )
+  }
+}
+
+/** Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip. */
+export const apply = Effect.fnUntraced(function* (
+  store: MemoryStore["Service"],
+  planned: ReadonlyArray<Planned>,
+  settings: Lines.CutSettings
+) {
+  const batch = planned.flatMap((p) => (p._tag === "Store" ? [p.input] : []))
+  const results = batch.length === 0 ? [] : yield* store.apply(batch)
+  const done = tally(planned, results, settings)
+  yield* Effect.forEach(
+    done.changes.skipped,
+    (skip) =>
+      Effect.logWarning(warnings.skipped).pipe(
+        Effect.annotateLogs({ change: describe(skip.change), reason: skip.reason })
+      ),
+    { discard: true }
+  )
+  return done
 })

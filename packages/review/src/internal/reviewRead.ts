@@ -1,8 +1,8 @@
 /**
  * Reading a conversation for a review (SPEC 4.2): newest first, and only as far as needed to know the new lines and
- * the context lines before them.
+ * the context lines before them; then the plan of the review those lines call for.
  */
-import type { Lines, MemoryConfig, TranscriptError } from "@mneme/core"
+import { type Backoff, Lines, type MemoryConfig, type TranscriptError } from "@mneme/core"
 import { Effect, Stream } from "effect"
 
 /** The lines a review reads, oldest first. */
@@ -11,6 +11,35 @@ export interface Read {
   readonly context: ReadonlyArray<Lines.Line>
   /** Lines after the cursor; for a first review, the last lines back to a user line. */
   readonly fresh: ReadonlyArray<Lines.Line>
+}
+
+/** How far a newest-first read has got: lines pulled, and where the new lines end once that is known. */
+interface Scan {
+  readonly pulled: number
+  /** How many of the pulled lines are new, once known. */
+  readonly fresh: number | undefined
+  /** The index of the newest user line pulled (first reviews only). */
+  readonly newestUser: number | undefined
+}
+
+const start: Scan = { pulled: 0, fresh: undefined, newestUser: undefined }
+
+/** The scan after one more line: with a cursor the new lines end at it; without, `firstReviewLines` back to a user line. */
+const step = (
+  scan: Scan,
+  line: Lines.Line,
+  cursor: number | undefined,
+  settings: Pick<MemoryConfig.Settings, "firstReviewLines">
+): Scan => {
+  const pulled = scan.pulled + 1
+  if (scan.fresh !== undefined) return { ...scan, pulled }
+  if (cursor !== undefined) return { ...scan, pulled, fresh: line.seq <= cursor ? pulled - 1 : undefined }
+  const newestUser = scan.newestUser ?? (line.who === "user" ? pulled - 1 : undefined)
+  const fresh =
+    newestUser !== undefined && pulled >= settings.firstReviewLines
+      ? Math.max(settings.firstReviewLines, newestUser + 1)
+      : undefined
+  return { pulled, fresh, newestUser }
 }
 
 /**
@@ -22,35 +51,75 @@ export const read = (
   cursor: number | undefined,
   settings: Pick<MemoryConfig.Settings, "firstReviewLines" | "contextLines">
 ): Effect.Effect<Read, TranscriptError> =>
-  Effect.suspend(() => {
-    const seen: Array<Lines.Line> = []
-    let fresh: number | undefined
-    let newestUser: number | undefined
-    const more = (line: Lines.Line): boolean => {
-      seen.push(line)
-      if (fresh === undefined) {
-        if (cursor !== undefined) {
-          if (line.seq <= cursor) fresh = seen.length - 1
-        } else {
-          if (newestUser === undefined && line.who === "user") newestUser = seen.length - 1
-          if (newestUser !== undefined && seen.length >= settings.firstReviewLines) {
-            fresh = Math.max(settings.firstReviewLines, newestUser + 1)
-          }
-        }
+  newestFirst.pipe(
+    Stream.mapAccum(
+      () => start,
+      (scan, line) => {
+        const next = step(scan, line, cursor, settings)
+        return [next, [{ line, scan: next }]] as const
       }
-      return fresh === undefined || seen.length - fresh < settings.contextLines
-    }
-    return Stream.runForEachWhile(newestFirst, (line) => Effect.sync(() => more(line))).pipe(
-      Effect.map(() => {
-        const count = fresh ?? seen.length
-        return {
-          context: seen.slice(count, count + settings.contextLines).reverse(),
-          fresh: seen.slice(0, count).reverse()
-        }
-      })
-    )
-  })
+    ),
+    Stream.takeUntil(({ scan }) => scan.fresh !== undefined && scan.pulled - scan.fresh >= settings.contextLines),
+    Stream.runCollect,
+    Effect.map((pulled) => {
+      const lines = pulled.map(({ line }) => line)
+      const count = pulled.at(-1)?.scan.fresh ?? lines.length
+      return {
+        context: lines.slice(count, count + settings.contextLines).reverse(),
+        fresh: lines.slice(0, count).reverse()
+      }
+    })
+  )
 
 /** The newest user line among `lines`, if any. */
 export const newestUserSeq = (lines: ReadonlyArray<Lines.Line>): number | undefined =>
   lines.findLast((line) => line.who === "user")?.seq
+
+/** What the lines read call for: nothing, passing lines without a user line, or asking the model. */
+export type Plan =
+  | { readonly _tag: "NothingNew" }
+  | { readonly _tag: "NoUserLine"; readonly last: number; readonly moreFollow: boolean }
+  | {
+      readonly _tag: "Ask"
+      readonly context: ReadonlyArray<Lines.Line>
+      /** The new lines this review reads (within the budget), oldest first. */
+      readonly lines: ReadonlyArray<Lines.Line>
+      readonly moreFollow: boolean
+      /** The cursor the review starts from (saved before the model is called when there is none). */
+      readonly base: number
+      /** The last line read: the cursor once the review succeeds. */
+      readonly last: number
+      /** The newest user line the review's model sees: the anchor of what it keeps. */
+      readonly user: number
+      /** Where the failure policy sees the review (the newest user line of all new lines). */
+      readonly position: Backoff.Position
+    }
+
+/**
+ * The plan for the lines read at `cursor` (SPEC 4.2): nothing new; no user line among the new ones (they are passed,
+ * at most a budget's worth); or the new lines that fit in one review's budget, oldest first.
+ */
+export const plan = (
+  read: Read,
+  cursor: number | undefined,
+  settings: Lines.CutSettings & Pick<MemoryConfig.Settings, "newLinesBudget">
+): Plan => {
+  const first = read.fresh[0]
+  if (first === undefined) return { _tag: "NothingNew" }
+  const newestUser = newestUserSeq(read.fresh)
+  const { taken, rest } = newestUser === undefined ? { taken: read.fresh, rest: [] } : Lines.fit(read.fresh, settings)
+  const last = taken.at(-1)?.seq ?? first.seq
+  const user = newestUserSeq(taken)
+  if (newestUser === undefined || user === undefined) return { _tag: "NoUserLine", last, moreFollow: rest.length > 0 }
+  const base = cursor ?? first.seq - 1
+  return {
+    _tag: "Ask",
+    context: read.context,
+    lines: taken,
+    moreFollow: rest.length > 0,
+    base,
+    last,
+    user,
+    position: { cursor: base, newestUserSeq: newestUser }
+  }
+}

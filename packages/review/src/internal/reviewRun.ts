@@ -1,308 +1,239 @@
 /**
- * One memory review of a conversation (SPEC 4.2–4.6): read the new lines, ask the model, apply its answer, move the
- * cursor; or count the failure against the policy, warn, and record the last review. A review never fails: what
- * happened is its outcome.
+ * One memory review of a conversation (SPEC 4.2–4.6), as a pipeline of values: find the agent and its cursor, read
+ * the new lines and plan the review, check the failure policy, run the passes, and end in an `Outcome`. A step that
+ * fails stops the review with what it knew and what the passes had done; the failure is then counted against the
+ * policy, warned and recorded as the last review. A review never fails: what happened is its outcome.
  */
+import type { Backoff, StorageError } from "@mneme/core"
+import { Lines } from "@mneme/core"
+import { Clock, Data, Effect, Metric, Option } from "effect"
+import type { ReviewState } from "../ReviewState.ts"
 import {
-  Answer,
-  type Backoff,
-  type BadTopic,
-  Lines,
-  type MalformedAnswer,
-  type MemoryConfig,
-  type MemoryFull,
-  type MemoryWriteError,
-  type ModelError,
-  Prompt,
-  Selection,
-  Text,
-  type TooManyTopics,
-  type TranscriptError,
-  type UnlistedEntry,
-  Vet
-} from "@mneme/core"
-import { Clock, Effect, Metric } from "effect"
-import type { Agents, AgentInfo } from "../Agents.ts"
-import type { Cursors } from "../Cursors.ts"
-import type { Outcome } from "../MemoryReview.ts"
-import type { MemoryStore, ScopeView } from "../MemoryStore.ts"
-import type { ReviewModel } from "../ReviewModel.ts"
+  type Changes,
+  cursorKey,
+  type Failed,
+  metrics,
+  noChanges,
+  type Outcome,
+  type ReviewError,
+  warnings
+} from "../ReviewOutcome.ts"
 import type { Transcript } from "../Transcript.ts"
-import { AgentGone, apply, describe, type Tally } from "./reviewApply.ts"
-import { newestUserSeq, read } from "./reviewRead.ts"
-
-/** The stable texts of the review's warnings; the details are in the log's annotations. */
-export const warnings = {
-  /** A review failed (annotations: `reason`). */
-  failed: "memory review failed",
-  /** Reviews at these lines keep failing: no more model calls for them for now (annotations: `failures`, `reason`). */
-  stopped: "memory review stopped retrying these lines",
-  /** An answer held entries memory cannot keep; they were left out and the rest applied (annotations: `problem`). */
-  leftOut: "memory review left out entries memory cannot keep",
-  /** A change was skipped: its entry has gone, or it is not allowed (annotations: `change`, `reason`). */
-  skipped: "memory review skipped a change"
-} as const
-
-const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })
-
-/** The review's metrics. */
-export const metrics = {
-  modelCalls: Metric.counter("mneme_review_model_calls", { description: "model calls made by memory reviews" }),
-  failures: Metric.counter("mneme_review_failures", { description: "memory reviews that failed" }),
-  changesApplied: Metric.counter("mneme_review_changes_applied", { description: "changes memory reviews applied" }),
-  leftOut: Metric.counter("mneme_review_left_out", { description: "entries left out as memory cannot keep them" }),
-  promptSize: Metric.histogram("mneme_review_prompt_characters", {
-    description: "characters of system and request text per model call",
-    boundaries: sizes
-  }),
-  answerSize: Metric.histogram("mneme_review_answer_characters", {
-    description: "characters of answer per model call",
-    boundaries: sizes
-  }),
-  inputTokens: Metric.counter("mneme_review_input_tokens", {
-    description: "input tokens, where the model reports them"
-  }),
-  outputTokens: Metric.counter("mneme_review_output_tokens", {
-    description: "output tokens, where the model reports them"
-  })
-} as const
-
-/** Everything that fails a review and counts against the policy. */
-export type ReviewError =
-  | TranscriptError
-  | MemoryWriteError
-  | ModelError
-  | MalformedAnswer
-  | UnlistedEntry
-  | BadTopic
-  | MemoryFull
-  | TooManyTopics
+import * as Pass from "./reviewPass.ts"
+import * as Read from "./reviewRead.ts"
 
 /** What one review works with. */
-export interface Services {
-  readonly settings: MemoryConfig.Settings
-  readonly store: MemoryStore["Service"]
-  readonly cursors: Cursors["Service"]
+export interface Services extends Pass.Services {
+  readonly state: ReviewState["Service"]
   readonly transcript: Transcript["Service"]
-  readonly agents: Agents["Service"]
-  readonly model: ReviewModel["Service"]
-  readonly tracker: Backoff.Tracker<MemoryWriteError>
+  readonly tracker: Backoff.Tracker<StorageError>
 }
 
-/** The cursor key of a conversation. */
-export const keyOf = (conversationId: string): string => `chat:${conversationId}`
+/** What a review knows of where it stands, for its outcome and its failure record. */
+interface Where {
+  readonly agentId: string | undefined
+  readonly cursor: number | undefined
+  readonly position: Backoff.Position | undefined
+}
 
-const memoryOf = (view: ScopeView) => view.files.find((file) => file.topic === undefined)
+/** What the passes of a review have done so far. */
+interface Progress {
+  readonly passes: number
+  readonly modelCalls: number
+  readonly changes: Changes
+}
 
-const candidates = (view: ScopeView, scope: "own" | "team", memory: boolean): Array<Selection.Candidate> =>
-  view.files
-    .filter((file) => (file.topic === undefined) === memory)
-    .flatMap((file) =>
-      file.parsed.entries.map((entry) => ({ scope, topic: file.topic, text: entry.text, meta: entry.meta }))
-    )
+const nowhere: Where = { agentId: undefined, cursor: undefined, position: undefined }
 
-/** The review of a conversation, `force`d past the failure policy or not. */
-export const makeRun =
-  (services: Services) =>
-  (conversationId: string, force: boolean): Effect.Effect<Outcome> =>
-    Effect.suspend(() => review(services, conversationId, force))
+const nothingYet: Progress = { passes: 0, modelCalls: 0, changes: noChanges }
 
-/** One review, with the state it builds up as it goes. */
-const review = (services: Services, conversationId: string, force: boolean): Effect.Effect<Outcome> => {
-  const { settings, store, cursors, transcript, agents, model, tracker } = services
-  const key = keyOf(conversationId)
-  const tally: Tally & { leftOut: Array<{ readonly text: string; readonly problem: string }> } = {
-    added: [],
-    edited: [],
-    removed: [],
-    skipped: [],
-    leftOut: []
+/** A review stopped by a failure: why, where it stood, and what its passes had done. */
+class Halt extends Data.TaggedError("Halt")<{
+  readonly error: ReviewError
+  readonly where: Where
+  readonly progress: Progress
+}> {}
+
+/** A step's failure as the review's `Halt` at `where`, after `progress`. */
+const halt =
+  (where: Where, progress: Progress = nothingYet) =>
+  <A, R>(self: Effect.Effect<A, ReviewError, R>): Effect.Effect<A, Halt, R> =>
+    Effect.mapError(self, (error) => new Halt({ error, where, progress }))
+
+/** The changes of two passes, in order. */
+const combine = (a: Changes, b: Changes): Changes => ({
+  added: [...a.added, ...b.added],
+  edited: [...a.edited, ...b.edited],
+  removed: [...a.removed, ...b.removed],
+  leftOut: [...a.leftOut, ...b.leftOut],
+  secretsDropped: a.secretsDropped + b.secretsDropped,
+  skipped: [...a.skipped, ...b.skipped]
+})
+
+/** The fields every outcome has. */
+const common = (conversationId: string, where: Where, progress: Progress, moreFollow = false) => ({
+  conversationId,
+  agentId: where.agentId,
+  cursor: where.cursor,
+  passes: progress.passes,
+  modelCalls: progress.modelCalls,
+  changes: progress.changes,
+  moreFollow
+})
+
+/** How the passes ended: what they did, and whether the agent was deleted meanwhile. */
+interface Ended {
+  readonly progress: Progress
+  readonly gone: boolean
+}
+
+/**
+ * The passes over the same lines (SPEC 4.4 step 7): one, and another while an answer at the cap changed something, at
+ * most `extraPassesMax` more.
+ */
+const passes = (
+  services: Services,
+  input: Omit<Pass.Input, "first">,
+  where: Where,
+  done: Progress
+): Effect.Effect<Ended, Halt> =>
+  Pass.pass(services, { ...input, first: done.passes === 0 }).pipe(
+    Effect.catchTags({
+      PassFailed: (failed) =>
+        Effect.fail(
+          new Halt({
+            error: failed.error,
+            where,
+            progress: {
+              passes: done.passes + (failed.stage === "apply" ? 1 : 0),
+              modelCalls: done.modelCalls + (failed.stage === "read" ? 0 : 1),
+              changes: combine(done.changes, failed.changes)
+            }
+          })
+        ),
+      AgentDeleted: () => Effect.succeed(undefined)
+    }),
+    Effect.flatMap((passed): Effect.Effect<Ended, Halt> => {
+      const modelCalls = done.modelCalls + 1
+      if (passed === undefined) return Effect.succeed({ progress: { ...done, modelCalls }, gone: true })
+      const next = { passes: done.passes + 1, modelCalls, changes: combine(done.changes, passed.changes) }
+      return passed.changed && passed.atCap && done.passes < services.settings.extraPassesMax
+        ? passes(services, input, where, next)
+        : Effect.succeed({ progress: next, gone: false })
+    })
+  )
+
+/** The review up to its outcome, or the `Halt` of the step that failed. */
+const attempt = Effect.fnUntraced(function* (
+  services: Services,
+  conversationId: string,
+  force: boolean
+): Effect.fn.Return<Outcome, Halt> {
+  const { settings, state, transcript, agents, tracker } = services
+  const key = cursorKey(conversationId)
+  const agentId = yield* transcript.agentOf(conversationId).pipe(halt(nowhere))
+  const found: Where = { ...nowhere, agentId }
+  const agent = yield* agents.get(agentId)
+  if (agent === undefined) return { _tag: "AgentGone", ...common(conversationId, found, nothingYet) }
+  const cursor = yield* state.cursor(key).pipe(halt(found))
+  const at: Where = { ...found, cursor }
+  const read = yield* Read.read(transcript.newestFirst(conversationId), cursor, settings).pipe(halt(at))
+  const plan = Read.plan(read, cursor, settings)
+  if (plan._tag === "NothingNew") return { _tag: "NothingNew", ...common(conversationId, at, nothingYet) }
+  if (plan._tag === "NoUserLine") {
+    yield* state.setCursor(key, plan.last).pipe(halt(at))
+    const passed = { ...at, cursor: plan.last }
+    return { _tag: "NoUserLine", ...common(conversationId, passed, nothingYet, plan.moreFollow) }
   }
-  let agentId: string | undefined
-  let cursor: number | undefined
-  let position: Backoff.Position | undefined
-  let modelCalls = 0
-  let passes = 0
-  let secretsDropped = 0
-
-  const outcome = (
-    status: Outcome["status"],
-    options: { readonly reason?: string; readonly moreFollow?: boolean } = {}
-  ): Outcome => ({
-    status,
-    ok: options.reason === undefined,
-    reason: options.reason ?? null,
-    passes,
-    modelCalls,
-    ...tally,
-    secretsDropped,
-    cursor,
-    moreFollow: options.moreFollow ?? false
-  })
-
-  const pass = Effect.fnUntraced(function* (input: {
-    readonly agent: AgentInfo
-    readonly context: ReadonlyArray<Lines.Line>
-    readonly lines: ReadonlyArray<Lines.Line>
-    readonly moreFollow: boolean
-    readonly anchor: string
-  }) {
-    const { agent } = input
-    const [own, team] = yield* Effect.all([
-      store.load({ kind: "agent", agentId: agent.id }),
-      store.load({ kind: "team" })
-    ])
-    const { shown, hidden } = Selection.choose(
-      {
-        own: candidates(own, "own", true),
-        team: candidates(team, "team", true),
-        topics: [...candidates(own, "own", false), ...candidates(team, "team", false)],
-        userText: input.lines
-          .filter((line) => line.who === "user")
-          .map((line) => line.text)
-          .join("\n")
-      },
-      settings
-    )
-    const request = Prompt.request(
-      {
-        agent: {
-          name: agent.name,
-          ...(agent.role === undefined ? {} : { role: agent.role }),
-          mayWriteTeam: agent.mayWriteTeam
-        },
-        sizes: { own: memoryOf(own)?.size ?? 0, team: memoryOf(team)?.size ?? 0, max: settings.memoryMax },
-        shown,
-        hidden,
-        context: input.context,
-        lines: input.lines,
-        moreFollow: input.moreFollow
-      },
-      settings
-    )
-    modelCalls++
-    yield* Metric.update(metrics.modelCalls, 1)
-    yield* Metric.update(metrics.promptSize, Text.length(Prompt.system) + Text.length(request))
-    const answer = yield* model.generate({ system: Prompt.system, request })
-    yield* Metric.update(metrics.answerSize, Text.length(answer.text))
-    if (answer.usage?.inputTokens !== undefined) yield* Metric.update(metrics.inputTokens, answer.usage.inputTokens)
-    if (answer.usage?.outputTokens !== undefined) yield* Metric.update(metrics.outputTokens, answer.usage.outputTokens)
-    const vetted = yield* Effect.flatMap(Answer.parse(answer.text), (changes) =>
-      Answer.vet(changes, shown.length, settings)
-    )
-    secretsDropped += vetted.secretsDropped
-    if (vetted.warning !== undefined) {
-      tally.leftOut.push(
-        ...vetted.leftOut.map(({ change, problem }) => ({
-          text: change.op === "remove" ? "" : change.text,
-          problem: Vet.describe(problem)
-        }))
-      )
-      yield* Metric.update(metrics.leftOut, vetted.leftOut.length)
-      yield* Effect.logWarning(warnings.leftOut).pipe(Effect.annotateLogs({ problem: vetted.warning }))
-    }
-    const before = tally.added.length + tally.edited.length + tally.removed.length
-    const changed = yield* apply({
-      store,
-      agents,
-      agentId: agent.id,
-      changes: vetted.apply,
-      shown,
-      anchor: input.anchor,
-      tally,
-      skip: (skipped) =>
-        Effect.sync(() => tally.skipped.push(skipped)).pipe(
-          Effect.andThen(Effect.logWarning(warnings.skipped)),
-          Effect.annotateLogs({ change: describe(skipped.change), reason: skipped.reason })
-        )
-    }).pipe(
-      Effect.ensuring(
-        Effect.suspend(() =>
-          Metric.update(
-            metrics.changesApplied,
-            tally.added.length + tally.edited.length + tally.removed.length - before
-          )
-        )
-      )
-    )
-    passes++
-    return { changed, atCap: vetted.atCap }
-  })
-
-  const attempt = Effect.gen(function* () {
-    const owner = yield* transcript.agentOf(conversationId)
-    agentId = owner
-    const agent = yield* agents.get(owner)
-    if (agent === undefined) return yield* new AgentGone({ agentId: owner })
-    cursor = yield* cursors.cursor(key)
-    const { context, fresh } = yield* read(transcript.newestFirst(conversationId), cursor, settings)
-    const first = fresh[0]
-    const newestUser = newestUserSeq(fresh)
-    if (first === undefined) return outcome("nothing-new")
-    const { taken, rest } = newestUser === undefined ? { taken: fresh, rest: [] } : Lines.fit(fresh, settings)
-    const moreFollow = rest.length > 0
-    const last = taken.at(-1)?.seq ?? first.seq
-    const user = newestUserSeq(taken)
-    if (newestUser === undefined || user === undefined) {
-      yield* cursors.setCursor(key, last)
-      cursor = last
-      return outcome("no-user-line", { moreFollow })
-    }
-    const base = cursor ?? first.seq - 1
-    position = { cursor: base, newestUserSeq: newestUser }
-    if (!force) {
-      const decision = yield* tracker.check(key, position)
-      if (decision._tag === "Stop") return outcome("stopped", { reason: warnings.stopped })
-    }
-    if (cursor === undefined) {
-      yield* cursors.setCursor(key, base)
-      cursor = base
-    }
-    const anchor = yield* transcript.anchor(conversationId, user)
-    for (let extra = 0; extra <= settings.extraPassesMax; extra++) {
-      const { changed, atCap } = yield* pass({ agent, context, lines: taken, moreFollow, anchor })
-      if (!(changed && atCap)) break
-    }
-    yield* cursors.setCursor(key, last)
-    cursor = last
-    yield* tracker.succeeded(key)
-    yield* cursors.setLastReview(owner, { at: yield* Clock.currentTimeMillis, ok: true, reason: null })
-    return outcome("reviewed", { moreFollow })
-  })
-
-  const failed = (error: ReviewError) =>
-    Effect.gen(function* () {
-      yield* Metric.update(metrics.failures, 1)
-      yield* Effect.logWarning(warnings.failed).pipe(Effect.annotateLogs({ reason: error.message }))
-      const counted = yield* tracker.failed(key, position ?? { cursor: cursor ?? null, newestUserSeq: -1 })
-      const stopped = counted.decision._tag === "Stop"
-      if (counted.warnStop) {
-        yield* Effect.logWarning(warnings.stopped).pipe(
-          Effect.annotateLogs({ failures: counted.record.failures, reason: error.message })
-        )
+  const placed: Where = { ...at, position: plan.position }
+  if (!force) {
+    const decision = yield* tracker.check(key, plan.position).pipe(halt(placed))
+    if (decision._tag === "Stop") {
+      return {
+        _tag: "Stopped",
+        ...common(conversationId, placed, nothingYet),
+        failures: decision.failures,
+        until: decision.until
       }
-      const reason = stopped
-        ? `${error.message} (${warnings.stopped} after ${counted.record.failures} failures)`
-        : error.message
-      if (agentId !== undefined)
-        yield* cursors.setLastReview(agentId, { at: yield* Clock.currentTimeMillis, ok: false, reason })
-      return outcome("failed", { reason })
-    }).pipe(
-      Effect.catch((recording) =>
-        Effect.as(
-          Effect.logError("memory review could not record its failure").pipe(
-            Effect.annotateLogs({ reason: recording.message })
-          ),
-          outcome("failed", { reason: error.message })
-        )
-      )
-    )
+    }
+  }
+  if (cursor === undefined) yield* state.setCursor(key, plan.base).pipe(halt(placed))
+  const asking: Where = { ...placed, cursor: plan.base }
+  const anchor = yield* transcript.anchor(conversationId, plan.user)
+  const input = { agent, context: plan.context, lines: plan.lines, moreFollow: plan.moreFollow, anchor }
+  const ended = yield* passes(services, input, asking, nothingYet)
+  if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
+  yield* Effect.all([state.setCursor(key, plan.last), tracker.succeeded(key)]).pipe(halt(asking, ended.progress))
+  const done: Where = { ...asking, cursor: plan.last }
+  const ending = yield* Clock.currentTimeMillis
+  yield* state.setLastReview(agentId, { at: ending, ok: true, reason: null }).pipe(halt(done, ended.progress))
+  return { _tag: "Reviewed", ...common(conversationId, done, ended.progress, plan.moreFollow) }
+})
 
-  return attempt.pipe(
-    Effect.catchTag("AgentGone", () => Effect.succeed(outcome("agent-gone", { reason: "the agent was deleted" }))),
-    Effect.catch(failed),
-    Effect.tap((done) => Effect.annotateCurrentSpan({ status: done.status, modelCalls: done.modelCalls })),
-    Effect.annotateLogs({ conversation: conversationId }),
-    Effect.withSpan("MemoryReview.review", { attributes: { conversation: conversationId, force } })
+/** Logs that recording a failed review failed; the review's outcome stands. */
+const couldNotRecord = (error: StorageError) =>
+  Effect.logError("memory review could not record its failure").pipe(Effect.annotateLogs({ reason: error.message }))
+
+/** A failed review: counted against the policy, warned (the stop once), recorded as the last review, its outcome. */
+const failed = Effect.fnUntraced(function* (services: Services, conversationId: string, halt: Halt) {
+  const { settings, state, tracker } = services
+  const message = Lines.mask(halt.error.message, settings)
+  yield* Effect.logWarning(warnings.failed).pipe(Effect.annotateLogs({ reason: message }))
+  const position = halt.where.position ?? { cursor: halt.where.cursor ?? null, newestUserSeq: -1 }
+  const counted = yield* tracker
+    .failed(cursorKey(conversationId), position)
+    .pipe(Effect.tapError(couldNotRecord), Effect.option)
+  const stop = Option.filter(counted, (c) => c.decision._tag === "Stop")
+  if (Option.isSome(stop) && stop.value.warnStop) {
+    yield* Effect.logWarning(warnings.stopped).pipe(
+      Effect.annotateLogs({ failures: stop.value.record.times.length, reason: message })
+    )
+  }
+  const reason = Option.match(stop, {
+    onNone: () => message,
+    onSome: (c) => `${message} (${warnings.stopped} after ${c.record.times.length} failures)`
+  })
+  const agentId = halt.where.agentId
+  if (agentId !== undefined) {
+    const at = yield* Clock.currentTimeMillis
+    yield* state.setLastReview(agentId, { at, ok: false, reason }).pipe(Effect.catch(couldNotRecord))
+  }
+  return {
+    _tag: "Failed",
+    ...common(conversationId, halt.where, halt.progress),
+    error: halt.error,
+    reason,
+    stopped: Option.isSome(stop)
+  } satisfies Failed
+})
+
+/** Adds a review's counts to the metrics, tagged with its outcome. */
+const count = (outcome: Outcome) => {
+  const tagged = Metric.withAttributes({ outcome: outcome._tag })
+  const { added, edited, removed, leftOut } = outcome.changes
+  return Effect.all(
+    [
+      Metric.update(tagged(metrics.reviews), 1),
+      Metric.update(tagged(metrics.modelCalls), outcome.modelCalls),
+      Metric.update(tagged(metrics.failures), outcome._tag === "Failed" ? 1 : 0),
+      Metric.update(tagged(metrics.changesApplied), added.length + edited.length + removed.length),
+      Metric.update(tagged(metrics.leftOut), leftOut.length)
+    ],
+    { discard: true }
   )
 }
+
+/** The review of a conversation, `force`d past the failure policy or not: a span, its outcome as a value. */
+export const makeReview = (services: Services): ((conversationId: string, force: boolean) => Effect.Effect<Outcome>) =>
+  Effect.fn("MemoryReview.review")(
+    function* (conversationId: string, force: boolean) {
+      yield* Effect.annotateCurrentSpan({ conversation: conversationId, force })
+      const outcome = yield* attempt(services, conversationId, force).pipe(
+        Effect.catchTag("Halt", (halt) => failed(services, conversationId, halt))
+      )
+      yield* count(outcome)
+      yield* Effect.annotateCurrentSpan({ outcome: outcome._tag, modelCalls: outcome.modelCalls })
+      return outcome
+    },
+    (review, conversationId) => Effect.annotateLogs(review, { conversation: conversationId })
+  )

@@ -1,0 +1,73 @@
+/**
+ * What one review pass shows the model (SPEC 4.3), as a pure function of the two scopes read and the new lines: the
+ * entries (both MEMORY.md files, each only up to its size when a person made it longer, then topic entries as
+ * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is.
+ */
+import { type Lines, type MemoryConfig, Selection, Text } from "@mneme/core"
+import type { StoredScope } from "../MemoryRoot.ts"
+
+/** What a pass shows: the numbered entries, what is left out, and the sizes of both MEMORY.md files. */
+export interface Chosen {
+  readonly shown: ReadonlyArray<Selection.Shown>
+  /** Topic entries not shown. */
+  readonly hidden: number
+  /** Entries of a MEMORY.md past its size that are not shown. */
+  readonly memoryNotShown: { readonly own: number; readonly team: number }
+  readonly sizes: { readonly own: number; readonly team: number; readonly max: number }
+}
+
+const memoryOf = (scope: StoredScope) => scope.files.find((file) => file.topic === undefined)
+
+const candidates = (scope: StoredScope, side: "own" | "team", memory: boolean): Array<Selection.Candidate> =>
+  scope.files
+    .filter((file) => (file.topic === undefined) === memory)
+    .flatMap((file) =>
+      file.parsed.entries.map((entry) => ({ scope: side, topic: file.topic, text: entry.text, meta: entry.meta }))
+    )
+
+/**
+ * The first entries whose texts fit in `budget` characters, and how many are left. Every entry has a character at
+ * least, so no more than `budget` of them are looked at, however many a file holds.
+ */
+const firstWithin = (entries: ReadonlyArray<Selection.Candidate>, budget: number) => {
+  const fitting = entries
+    .slice(0, budget + 1)
+    .reduce<{ readonly used: number; readonly count: number; readonly full: boolean }>(
+      (so, entry) => {
+        if (so.full) return so
+        const used = so.used + Text.length(entry.text)
+        return used > budget ? { ...so, full: true } : { used, count: so.count + 1, full: false }
+      },
+      { used: 0, count: 0, full: false }
+    ).count
+  return { taken: entries.slice(0, fitting), left: entries.length - fitting }
+}
+
+/** The entries a pass shows over the scopes `own` and `team`, for the new `lines`. */
+export const choose = (
+  own: StoredScope,
+  team: StoredScope,
+  lines: ReadonlyArray<Lines.Line>,
+  settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">
+): Chosen => {
+  const ownMemory = firstWithin(candidates(own, "own", true), settings.memoryMax)
+  const teamMemory = firstWithin(candidates(team, "team", true), settings.memoryMax)
+  const { shown, hidden } = Selection.choose(
+    {
+      own: ownMemory.taken,
+      team: teamMemory.taken,
+      topics: [...candidates(own, "own", false), ...candidates(team, "team", false)],
+      userText: lines
+        .filter((line) => line.who === "user")
+        .map((line) => line.text)
+        .join("\n")
+    },
+    settings
+  )
+  return {
+    shown,
+    hidden,
+    memoryNotShown: { own: ownMemory.left, team: teamMemory.left },
+    sizes: { own: memoryOf(own)?.size ?? 0, team: memoryOf(team)?.size ?? 0, max: settings.memoryMax }
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * One pass of a review over the new lines (SPEC 4.3–4.4): read both scopes, choose what to show, ask the model,
+ * parse and vet its answer, and apply it as one batch. A pass gives back what it did as a value; a pass that fails
+ * says why, how far it got, and what of its answer landed before it failed.
+ */
+import {
+  Answer,
+  type BadTopic,
+  Lines,
+  type MalformedAnswer,
+  type MemoryConfig,
+  type ModelError,
+  Prompt,
+  Scope,
+  type StorageError,
+  Text,
+  type UnlistedEntry,
+  Vet
+} from "@mneme/core"
+import { Data, Effect, Metric } from "effect"
+import type { Agents, AgentInfo } from "../Agents.ts"
+import type { MemoryStore, ScopeView } from "../MemoryStore.ts"
+import type { ReviewModel } from "../ReviewModel.ts"
+import { type Changes, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
+import * as Apply from "./reviewApply.ts"
+import { choose } from "./reviewChoose.ts"
+
+/** What a pass works with. */
+export interface Services {
+  readonly settings: MemoryConfig.Settings
+  readonly store: MemoryStore["Service"]
+  readonly agents: Agents["Service"]
+  readonly model: ReviewModel["Service"]
+}
+
+/** What a pass is about: the agent, the lines, and the anchor what it keeps cites. */
+export interface Input {
+  readonly agent: AgentInfo
+  readonly context: ReadonlyArray<Lines.Line>
+  readonly lines: ReadonlyArray<Lines.Line>
+  readonly moreFollow: boolean
+  readonly anchor: string
+  /** The first pass of a review warns of odd files; the passes after it see the same files. */
+  readonly first: boolean
+}
+
+/** What a pass did: what landed, whether anything changed, and whether its answer was at the cap. */
+export interface Passed {
+  readonly changes: Changes
+  readonly changed: boolean
+  readonly atCap: boolean
+}
+
+/**
+ * A pass failed: why; at which stage (`read`: reading memory, before the model was asked; `ask`: asking, parsing,
+ * vetting, or a batch the store could not write, so nothing of the answer landed; `apply`: the answer was applied in
+ * part); and what of its answer the outcome lists.
+ */
+export class PassFailed extends Data.TaggedError("PassFailed")<{
+  readonly error: ReviewError
+  readonly stage: "read" | "ask" | "apply"
+  readonly changes: Changes
+}> {}
+
+/** The agent was deleted while the model answered: nothing of the answer is kept. */
+export class AgentDeleted extends Data.TaggedError("AgentDeleted")<{ readonly agentId: string }> {}
+
+/** Warns once of each topic file the scopes could not read, and of the topic files their index does not link. */
+const warnOddFiles = (scopes: ReadonlyArray<ScopeView>) =>
+  Effect.gen(function* () {
+    yield* Effect.forEach(
+      scopes.flatMap((scope) => scope.unreadable),
+      ({ file, error }) =>
+        Effect.logWarning(warnings.unreadable).pipe(Effect.annotateLogs({ file, reason: error.message })),
+      { discard: true }
+    )
+    const unlinked = scopes.flatMap((scope) => scope.unlinked.map((file) => file.file))
+    if (unlinked.length > 0) yield* Effect.logWarning(warnings.unlinked).pipe(Effect.annotateLogs({ files: unlinked }))
+  })
+
+/** Reads both scopes and writes the request; nothing has been asked yet. */
+const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
+  const { settings, store } = services
+  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id)), store.load(Scope.team)])
+  if (input.first) yield* warnOddFiles([own, team])
+  const chosen = choose(own, team, input.lines, settings)
+  const request = Prompt.request(
+    {
+      agent: {
+        name: input.agent.name,
+        ...(input.agent.role === undefined ? {} : { role: input.agent.role }),
+        mayWriteTeam: input.agent.mayWriteTeam
+      },
+      sizes: chosen.sizes,
+      shown: chosen.shown,
+      hidden: chosen.hidden,
+      memoryNotShown: chosen.memoryNotShown,
+      context: input.context,
+      lines: input.lines,
+      moreFollow: input.moreFollow
+    },
+    settings
+  )
+  return { own, team, shown: chosen.shown, request }
+})
+
+/** Asks the model, and parses and vets its answer against the entries listed. */
+const ask = Effect.fnUntraced(function* (services: Services, request: string, listed: number) {
+  const { settings, model } = services
+  yield* Metric.update(metrics.promptSize, Text.length(Prompt.system) + Text.length(request))
+  const answer = yield* model.generate({ system: Prompt.system, request })
+  yield* Metric.update(metrics.answerSize, Text.length(answer.text))
+  if (answer.usage?.inputTokens !== undefined) yield* Metric.update(metrics.inputTokens, answer.usage.inputTokens)
+  if (answer.usage?.outputTokens !== undefined) yield* Metric.update(metrics.outputTokens, answer.usage.outputTokens)
+  return yield* Effect.flatMap(Answer.parse(answer.text), (changes) => Answer.vet(changes, listed, settings))
+})
+
+/** The entries of an answer memory cannot keep, as the outcome lists them, with the answer's one warning. */
+const leftOut = Effect.fnUntraced(function* (vetted: Answer.Vetted) {
+  if (vetted.warning === undefined) return []
+  yield* Effect.logWarning(warnings.leftOut).pipe(Effect.annotateLogs({ problem: vetted.warning }))
+  return vetted.leftOut.map(({ change, problem }) => ({
+    text: change.op === "remove" ? "" : change.text,
+    problem: Vet.describe(problem)
+  }))
+})
+
+/** One pass: a span of its own. */
+export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services, input: Input) {
+  const prepared = yield* prepare(services, input).pipe(
+    Effect.mapError((error: StorageError) => new PassFailed({ error, stage: "read", changes: noChanges }))
+  )
+  const vetted = yield* ask(services, prepared.request, prepared.shown.length).pipe(
+    Effect.mapError(
+      (error: ModelError | MalformedAnswer | UnlistedEntry | BadTopic) =>
+        new PassFailed({ error, stage: "ask", changes: noChanges })
+    )
+  )
+  const vetting = { ...noChanges, leftOut: yield* leftOut(vetted), secretsDropped: vetted.secretsDropped }
+  if ((yield* services.agents.get(input.agent.id)) === undefined) {
+    return yield* new AgentDeleted({ agentId: input.agent.id })
+  }
+  const planned = Apply.plan(
+    {
+      agent: input.agent,
+      shown: prepared.shown,
+      own: prepared.own,
+      team: prepared.team,
+      anchor: input.anchor,
+      settings: services.settings
+    },
+    vetted.apply
+  )
+  const done = yield* Apply.apply(services.store, planned, services.settings).pipe(
+    Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
+  )
+  const changes = { ...done.changes, leftOut: vetting.leftOut, secretsDropped: vetting.secretsDropped }
+  if (done.failure !== undefined) return yield* new PassFailed({ error: done.failure, stage: "apply", changes })
+  return { changes, changed: done.changed, atCap: vetted.atCap } satisfies Passed
+})
