@@ -5,8 +5,8 @@
  * model that always fails, for turns without user lines, and for a healthy model.
  */
 import { NodeServices } from "@effect/platform-node"
-import { MemoryConfig } from "@mneme/core"
-import { MemoryReview, MemoryStore, ReviewModel } from "@mneme/review"
+import { NodePlatform } from "@mneme/node"
+import { Memory, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -82,9 +82,8 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
   const root = mkdtempSync(join(tmpdir(), "mneme-bench-"))
   writeFullMemory(root)
   const runtime = ManagedRuntime.make(
-    Testing.reviewLayer({ root }).pipe(
-      Layer.provideMerge(Layer.mergeAll(Testing.transcriptMemory, instant, NodeServices.layer)),
-      Layer.provideMerge(MemoryConfig.layer({ extraPassesMax: 0 })),
+    Memory.layer({ root, settings: { extraPassesMax: 0 } }).pipe(
+      Layer.provideMerge(Layer.mergeAll(Testing.transcriptMemory, instant, NodeServices.layer, NodePlatform.layer)),
       Layer.provideMerge(quiet)
     )
   )
@@ -94,8 +93,9 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
     turn++
     yield* host.append("c1", { who: "user", text: userLine(turn) }, { who: "agent", text: "Noted. ".repeat(80) })
     const outcome = yield* (yield* MemoryReview.MemoryReview).reviewNow("c1")
-    if (outcome.edited.length !== 8) {
-      return yield* Effect.die(new Error(`a pass applied ${outcome.edited.length} changes: ${outcome.reason}`))
+    if (outcome.changes.edited.length !== 8) {
+      const reason = ReviewOutcome.reasonOf(outcome)
+      return yield* Effect.die(new Error(`a pass applied ${outcome.changes.edited.length} changes: ${reason}`))
     }
   })
   try {

@@ -1,11 +1,11 @@
 /**
- * mneme composed into an Effect host: the host's transcript and agents as mneme's ports, the memory review over a
- * memory folder, and the host's turn loop telling the review when turns start and end.
+ * mneme composed into an Effect host: the host's transcript and agents as mneme's ports, mneme over a memory folder
+ * (`Memory.layer`), and the host's turn loop telling the review when turns start and end.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { type Lines, MemoryConfig } from "@mneme/core"
-import { OpenAiCompat } from "@mneme/node"
-import { Agents, Cursors, MemoryReview, MemoryStore, ReviewModel, Transcript } from "@mneme/review"
+import type { Lines } from "@mneme/core"
+import { NodePlatform, OpenAiCompat } from "@mneme/node"
+import { Agents, Memory, MemoryReview, type ReviewModel, Transcript } from "@mneme/review"
 import { Effect, Layer, Stream } from "effect"
 
 /** The host's own conversation log (here, an array per conversation). */
@@ -34,11 +34,8 @@ const HostPorts = Layer.mergeAll(
 
 /** Memory for the host: the review, the store and the review state over `root`, with the model given. */
 export const memoryLayer = (root: string, model: Layer.Layer<ReviewModel.ReviewModel>) =>
-  MemoryReview.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(MemoryStore.layer({ root }), Cursors.layer({ root }))),
-    Layer.provide(Layer.mergeAll(HostPorts, model)),
-    Layer.provideMerge(MemoryConfig.layer({ interfaceLanguage: "English" })),
-    Layer.provide(NodeServices.layer)
+  Memory.layer({ root, settings: { interfaceLanguage: "English" } }).pipe(
+    Layer.provide(Layer.mergeAll(HostPorts, model, NodeServices.layer, NodePlatform.layer))
   )
 
 /** The model from MNEME_BASE_URL, MNEME_API_KEY and MNEME_MODEL. */
