@@ -1,11 +1,13 @@
 /**
  * An OpenAI-compatible Chat Completions provider for effect/ai's `LanguageModel` (POST {baseUrl}/chat/completions),
  * for OpenAI, DeepSeek, Ollama, llama.cpp or vLLM. It carries the settings `generateText` has no words for (SPEC 5):
- * the output cap and the field that sends it, reasoning off, a context window checked before sending, a timeout.
- * Connection errors, 429 and 5xx are retried inside one call; anything else fails at once with what to fix. The API
- * key is kept `Redacted` and scrubbed from any server text an error repeats.
+ * the output cap and the field that sends it, reasoning off, a context window checked before sending, a timeout, and
+ * structured output constrained to the answer's JSON Schema (`Answer.jsonSchema`, derived from the schema the answer
+ * is parsed by). Connection errors, 429 and 5xx are retried inside one call; anything else fails at once with what to
+ * fix, naming each setting the way the person gave it (an environment variable or a flag). The API key is kept
+ * `Redacted` and scrubbed from any server text an error repeats.
  */
-import { MemoryConfig, Text } from "@mneme/core"
+import { Answer, MemoryConfig, Text } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
@@ -22,6 +24,38 @@ export type MaxTokensField = "auto" | "max_tokens" | "max_completion_tokens"
  * (OpenAI, Ollama; "none" or "minimal" for off).
  */
 export type Reasoning = "default" | "template-off" | "none" | "minimal" | "low" | "medium" | "high"
+
+/**
+ * Whether the answer is constrained by the server: "json_schema" sends `response_format` with the answer's JSON Schema
+ * (OpenAI, vLLM, llama.cpp's server, Ollama), "json_object" asks only for a JSON object, "off" sends nothing.
+ */
+export type Structured = "off" | "json_object" | "json_schema"
+
+/** How each setting is named to the person in an error: the environment variable by default, or the flag they used. */
+export interface SettingNames {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly model: string
+  readonly outputTokensMax: string
+  readonly maxTokensField: string
+  readonly reasoning: string
+  readonly contextWindow: string
+  readonly timeout: string
+  readonly structured: string
+}
+
+/** The environment variable of each setting. */
+export const environmentNames: SettingNames = {
+  baseUrl: "MNEME_BASE_URL",
+  apiKey: "MNEME_API_KEY",
+  model: "MNEME_MODEL",
+  outputTokensMax: "MNEME_MAX_TOKENS",
+  maxTokensField: "MNEME_MAX_TOKENS_FIELD",
+  reasoning: "MNEME_REASONING",
+  contextWindow: "MNEME_CONTEXT_WINDOW",
+  timeout: "MNEME_TIMEOUT",
+  structured: "MNEME_STRUCTURED"
+}
 
 /** The provider's settings. */
 export interface Settings {
@@ -40,24 +74,58 @@ export interface Settings {
   readonly contextWindow?: number | undefined
   /** How long one call may take, retries included; `MemoryConfig.modelTimeout` (120 s) by default. */
   readonly timeout?: Duration.Input | undefined
+  /** "off" by default. */
+  readonly structured?: Structured | undefined
+  /** How the settings are named in errors; `environmentNames` for any not given. */
+  readonly names?: Partial<SettingNames> | undefined
 }
 
 const reasonings = ["default", "template-off", "none", "minimal", "low", "medium", "high"] as const
 
+/** The values `MNEME_STRUCTURED` takes. */
+export const structuredModes = ["off", "json_object", "json_schema"] as const
+
+const Positive = Schema.Int.check(Schema.isGreaterThan(0))
+const Seconds = Schema.Finite.check(Schema.isGreaterThan(0))
+
+const optional = <A>(config: Config.Config<A>) => config.pipe(Config.option, Config.map(Option.getOrUndefined))
+
 /**
- * The settings from the environment: MNEME_BASE_URL, MNEME_MODEL, and optional MNEME_API_KEY, MNEME_CONTEXT_WINDOW,
- * MNEME_MAX_TOKENS_FIELD ("auto"), MNEME_REASONING ("default").
+ * The settings from the environment: MNEME_BASE_URL, MNEME_MODEL, and optional MNEME_API_KEY, MNEME_MAX_TOKENS (the
+ * output cap, 2,048), MNEME_TIMEOUT (seconds, 120), MNEME_CONTEXT_WINDOW (tokens), MNEME_MAX_TOKENS_FIELD ("auto"),
+ * MNEME_REASONING ("default"), MNEME_STRUCTURED ("off").
  */
 export const config: Config.Config<Settings> = Config.all({
   baseUrl: Config.URL("MNEME_BASE_URL").pipe(Config.map((url) => url.href)),
-  apiKey: Config.option(Config.Redacted("MNEME_API_KEY")).pipe(Config.map(Option.getOrUndefined)),
+  apiKey: optional(Config.Redacted("MNEME_API_KEY")),
   model: Config.NonEmptyString("MNEME_MODEL"),
-  contextWindow: Config.option(Config.Int("MNEME_CONTEXT_WINDOW")).pipe(Config.map(Option.getOrUndefined)),
+  outputTokensMax: optional(Config.schema(Positive, "MNEME_MAX_TOKENS")),
+  timeout: optional(Config.schema(Seconds, "MNEME_TIMEOUT").pipe(Config.map(Duration.seconds))),
+  contextWindow: optional(Config.schema(Positive, "MNEME_CONTEXT_WINDOW")),
   maxTokensField: Config.Literals(["auto", "max_tokens", "max_completion_tokens"], "MNEME_MAX_TOKENS_FIELD").pipe(
     Config.withDefault("auto" as const)
   ),
-  reasoning: Config.Literals(reasonings, "MNEME_REASONING").pipe(Config.withDefault("default" as const))
+  reasoning: Config.Literals(reasonings, "MNEME_REASONING").pipe(Config.withDefault("default" as const)),
+  structured: Config.Literals(structuredModes, "MNEME_STRUCTURED").pipe(Config.withDefault("off" as const))
 })
+
+/** The `response_format` field of a request, for a structured-output mode. */
+export const responseFormat = (mode: Structured): Record<string, unknown> =>
+  mode === "off"
+    ? {}
+    : mode === "json_object"
+      ? { response_format: { type: "json_object" } }
+      : {
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: "mneme_answer", schema: Answer.jsonSchema.schema, strict: false }
+          }
+        }
+
+const grouped = new Intl.NumberFormat("en-US")
+
+/** A duration in words: `120 s`, `0.3 s`. */
+const secondsOf = (duration: Duration.Duration) => `${grouped.format(Duration.toSeconds(duration))} s`
 
 /** The field the output cap is sent in, with "auto" resolved for the server at `url`. */
 export const tokensField = (setting: MaxTokensField, url: string): "max_tokens" | "max_completion_tokens" =>
@@ -76,6 +144,8 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
   const outputTokensMax = settings.outputTokensMax ?? defaults.outputTokensMax
   const timeout = Duration.fromInputUnsafe(settings.timeout ?? defaults.modelTimeout)
   const reasoning = settings.reasoning ?? "default"
+  const structured = settings.structured ?? "off"
+  const names: SettingNames = { ...environmentNames, ...settings.names }
   const body = {
     model: settings.model,
     [tokensField(settings.maxTokensField ?? "auto", url)]: outputTokensMax,
@@ -84,10 +154,11 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
       : reasoning === "template-off"
         ? { chat_template_kwargs: { enable_thinking: false } }
         : { reasoning_effort: reasoning }),
+    ...responseFormat(structured),
     stream: false
   }
 
-  const call = { url, model: settings.model, hasKey: key !== undefined }
+  const call: Wire.Call = { url, model: settings.model, hasKey: key !== undefined, names, structured }
   const aiError = (reason: AiError.AiErrorReason) =>
     AiError.make({ module: "OpenAiCompat", method: "generateText", reason })
   /** Server or library text made safe to repeat: the key masked, one line, at most `max` characters. */
@@ -114,7 +185,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
                   : "TransportError",
               method: "POST",
               url,
-              description: `could not reach the model server at ${url}${cause instanceof Error ? ` (${clean(cause.message, 200)})` : ""}: check MNEME_BASE_URL and that the server is running`
+              description: `could not reach the model server at ${url}${cause instanceof Error ? ` (${clean(cause.message, 200)})` : ""}: check ${names.baseUrl} and that the server is running`
             })
           )
         })
@@ -135,7 +206,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
         Effect.mapError((error) =>
           aiError(
             new AiError.InvalidResponseError({
-              description: `the server's answer is not a Chat Completions response (${clean(error.message, 300)}): check that MNEME_BASE_URL is an OpenAI-compatible API`
+              description: `the server's answer is not a Chat Completions response (${clean(error.message, 300)}): check that ${names.baseUrl} is an OpenAI-compatible API`
             })
           )
         )
@@ -163,7 +234,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
     if (settings.contextWindow !== undefined && needed > settings.contextWindow) {
       return yield* aiError(
         new AiError.InvalidRequestError({
-          description: `the request does not fit the model's context window of ${settings.contextWindow} tokens: it needs about ${needed} (${characters} characters / 3, plus ${outputTokensMax} for the answer); review fewer lines at a time, or raise MNEME_CONTEXT_WINDOW if the server's window is larger`
+          description: `the request does not fit the model's context window of ${grouped.format(settings.contextWindow)} tokens (${names.contextWindow}): it needs about ${grouped.format(needed)} (${grouped.format(characters)} characters / 3, plus ${grouped.format(outputTokensMax)} for the answer, ${names.outputTokensMax}); review fewer lines at a time, or raise ${names.contextWindow} if the server's window is larger`
         })
       )
     }
@@ -183,7 +254,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
                 reason: "TransportError",
                 method: "POST",
                 url,
-                description: `no answer within ${Duration.toSeconds(timeout)} seconds: raise the timeout, or use a faster model`
+                description: `no answer within ${secondsOf(timeout)}: raise ${names.timeout} (in seconds) for a slow model or a long prompt, or use a faster model`
               })
             )
           )
@@ -214,10 +285,33 @@ export const layerConfig: Layer.Layer<LanguageModel.LanguageModel, Config.Config
     })
   )
 
+/**
+ * `ReviewModel.fromLanguageModel` over this provider, whose own timeout (with the setting's name in its message) is
+ * the only one: the review model's is lifted.
+ */
+const reviewModelOver = <E, R>(
+  model: Layer.Layer<LanguageModel.LanguageModel, E, R>
+): Layer.Layer<ReviewModel.ReviewModel, E, R> =>
+  ReviewModel.fromLanguageModel.pipe(
+    Layer.provide(
+      Layer.effect(
+        MemoryConfig.MemoryConfig,
+        Effect.map(MemoryConfig.MemoryConfig, (settings) => ({ ...settings, modelTimeout: Duration.infinity }))
+      )
+    ),
+    Layer.provide(model)
+  )
+
+/** A `ReviewModel` on this provider, on the `HttpClient` in context. */
+export const layerReviewModelWith = (
+  settings: Settings
+): Layer.Layer<ReviewModel.ReviewModel, never, HttpClient.HttpClient> => reviewModelOver(layer(settings))
+
 /** A `ReviewModel` on this provider over Node's HTTP client. */
 export const layerReviewModel = (settings: Settings): Layer.Layer<ReviewModel.ReviewModel> =>
-  ReviewModel.fromLanguageModel.pipe(Layer.provide(layer(settings)), Layer.provide(NodeHttpClient.layerUndici))
+  layerReviewModelWith(settings).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** A `ReviewModel` on this provider configured from the environment, over Node's HTTP client. */
-export const layerReviewModelConfig: Layer.Layer<ReviewModel.ReviewModel, Config.ConfigError> =
-  ReviewModel.fromLanguageModel.pipe(Layer.provide(layerConfig), Layer.provide(NodeHttpClient.layerUndici))
+export const layerReviewModelConfig: Layer.Layer<ReviewModel.ReviewModel, Config.ConfigError> = reviewModelOver(
+  layerConfig
+).pipe(Layer.provide(NodeHttpClient.layerUndici))

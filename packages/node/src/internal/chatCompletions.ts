@@ -89,11 +89,20 @@ export const serverMessage = (body: string): string =>
 
 const RetryAfter = Schema.FiniteFromString.check(Schema.isGreaterThanOrEqualTo(0))
 
-/** What a call was, for the words of an error. */
+/** What a call was, for the words of an error: its settings named as the person gave them. */
 export interface Call {
   readonly url: string
   readonly model: string
   readonly hasKey: boolean
+  readonly names: {
+    readonly baseUrl: string
+    readonly apiKey: string
+    readonly model: string
+    readonly maxTokensField: string
+    readonly reasoning: string
+    readonly structured: string
+  }
+  readonly structured: "off" | "json_object" | "json_schema"
 }
 
 /**
@@ -108,26 +117,27 @@ export const statusReason = (
 ): AiError.AiErrorReason => {
   const http = said === "" ? `HTTP ${status}` : `HTTP ${status}: ${said}`
   const model = JSON.stringify(call.model)
+  const names = call.names
   if (status === 401) {
     return call.hasKey
       ? new AiError.AuthenticationError({
           kind: "InvalidKey",
-          description: `the server refused the API key (${http}): check MNEME_API_KEY`
+          description: `the server refused the API key (${http}): check ${names.apiKey}`
         })
       : new AiError.AuthenticationError({
           kind: "MissingKey",
-          description: `the server wants an API key (${http}): set MNEME_API_KEY`
+          description: `the server wants an API key (${http}): set ${names.apiKey}`
         })
   }
   if (status === 403) {
     return new AiError.AuthenticationError({
       kind: "InsufficientPermissions",
-      description: `the server denied access (${http}): check that MNEME_API_KEY may use the model ${model}`
+      description: `the server denied access (${http}): check that ${names.apiKey} may use the model ${model}`
     })
   }
   if (status === 404) {
     return new AiError.InvalidRequestError({
-      description: `no such model or endpoint (${http}, from POST ${call.url}): check MNEME_MODEL (${model}) and MNEME_BASE_URL (it usually ends in /v1)`
+      description: `no such model or endpoint (${http}, from POST ${call.url}): check ${names.model} (${model}) and ${names.baseUrl} (it usually ends in /v1)`
     })
   }
   if (status === 429) {
@@ -139,7 +149,12 @@ export const statusReason = (
       description: `the server failed (${http}): try again later, or check the server`
     })
   }
+  if (call.structured !== "off") {
+    return new AiError.InvalidRequestError({
+      description: `the server rejected the request (${http}): it may not take structured output (${names.structured} is ${call.structured}): set ${names.structured} to ${call.structured === "json_schema" ? "json_object or off" : "off"}, or check ${names.model}, ${names.maxTokensField} and ${names.reasoning}`
+    })
+  }
   return new AiError.InvalidRequestError({
-    description: `the server rejected the request (${http}): check MNEME_MODEL, MNEME_MAX_TOKENS_FIELD and MNEME_REASONING`
+    description: `the server rejected the request (${http}): check ${names.model}, ${names.maxTokensField} and ${names.reasoning}`
   })
 }
