@@ -1,16 +1,57 @@
 /**
- * Reading and writing the text files of a memory root: strict UTF-8 reads, atomic writes (a temporary file with a
- * unique name in the same folder, flushed, then renamed over the old one) and appended lines.
+ * The file operations of a memory root and their errors: platform failures as a `StorageError` with its reason, in
+ * words a person can act on; strict UTF-8 text; atomic writes (a temporary file in the same folder, flushed, then
+ * renamed over the old one); and the names of the temporary files a writer leaves behind when it is killed, which say
+ * whose they are (`.<file>.<pid>@<host>.<unique>.tmp`), so a later writer can tell when they are abandoned.
  */
-import { MemoryWriteError } from "@mneme/core"
-import { Effect, FileSystem, Path, Random } from "effect"
+import { NotText, ReadFailed, StorageError, type StorageReason, WriteFailed } from "@mneme/core"
+import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 
-/** A platform failure as the `MemoryWriteError` of `file` (relative to the root). */
-export const failure =
-  (file: string, doing: string) =>
-  (error: PlatformError): MemoryWriteError =>
-    new MemoryWriteError({ file, reason: `could not ${doing}: ${error.message}` })
+/** A `StorageError` for `reason`. */
+export const storageError = (reason: StorageReason): StorageError => new StorageError({ reason })
+
+const codeOf = (error: PlatformError): string | undefined => {
+  const cause = error.reason.cause
+  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+}
+
+const words: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or folder",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space is left on the device",
+  EDQUOT: "the disk quota is used up",
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EEXIST: "something of that name is already there",
+  ELOOP: "too many links on the way",
+  EIO: "an input/output error",
+  EBUSY: "it is busy"
+}
+
+/** What a platform failure means, in words (the system's own when there are none here). */
+export const describe = (error: PlatformError): string => {
+  const code = codeOf(error)
+  if (code !== undefined && words[code] !== undefined) return words[code]
+  const reason = error.reason
+  return reason._tag === "BadArgument"
+    ? (reason.description ?? reason.message)
+    : `${reason._tag}${reason.description === undefined ? "" : `: ${reason.description}`}`
+}
+
+/** A platform failure reading `file` (relative to the root). */
+export const readFailed =
+  (file: string) =>
+  (error: PlatformError): StorageError =>
+    storageError(new ReadFailed({ file, detail: describe(error) }))
+
+/** A platform failure writing `file` (relative to the root); nothing was changed. */
+export const writeFailed =
+  (file: string) =>
+  (error: PlatformError): StorageError =>
+    storageError(new WriteFailed({ file, detail: describe(error) }))
 
 /** `undefined` in place of a missing file. */
 export const orMissing = <A, E, R>(self: Effect.Effect<A, E | PlatformError, R>) =>
@@ -19,47 +60,82 @@ export const orMissing = <A, E, R>(self: Effect.Effect<A, E | PlatformError, R>)
 const decoder = new TextDecoder("utf-8", { fatal: true })
 const encoder = new TextEncoder()
 
-/** The text of `absolute`, or `undefined` when it does not exist. Fails on text that is not valid UTF-8. */
-export const readText = Effect.fnUntraced(function* (absolute: string, file: string) {
+/** `bytes` as text, or `NotText` for `file` when they are not valid UTF-8. */
+export const decodeText = (bytes: Uint8Array, file: string): Effect.Effect<string, StorageError> =>
+  Effect.try({ try: () => decoder.decode(bytes), catch: () => storageError(new NotText({ file })) })
+
+/** The UTF-8 bytes of `text`. */
+export const encodeText = (text: string): Uint8Array => encoder.encode(text)
+
+/** Who leaves a temporary file: this process on this host. */
+export interface Owner {
+  readonly pid: number
+  readonly host: string
+}
+
+/** A host name as it can stand in a file name. */
+const hostPart = (host: string) => host.replace(/[^A-Za-z0-9.-]/g, "_")
+
+/** The suffix of a temporary file's name after its file's: `.<pid>@<host>.<unique>.tmp`. */
+export const leftoverSuffix = (owner: Owner, unique: string, kind: "tmp" | "stale") =>
+  `.${owner.pid}@${hostPart(owner.host)}.${unique}.${kind}`
+
+/** The owner a leftover's name gives (see `leftoverSuffix`), for a name ending `.tmp` or `.stale`. */
+export const leftoverOwner = (name: string): Owner | undefined => {
+  const kind = name.endsWith(".tmp") ? ".tmp" : name.endsWith(".stale") ? ".stale" : undefined
+  if (kind === undefined) return undefined
+  const rest = name.slice(0, -kind.length)
+  const withoutUnique = rest.slice(0, rest.lastIndexOf("."))
+  const at = withoutUnique.lastIndexOf("@")
+  const dot = withoutUnique.lastIndexOf(".", at)
+  if (at < 0 || dot < 0) return undefined
+  const pid = withoutUnique.slice(dot + 1, at)
+  return /^[0-9]{1,10}$/.test(pid) ? { pid: Number(pid), host: withoutUnique.slice(at + 1) } : undefined
+}
+
+/** Whether `host`, as a leftover's name gives it, is `owner`'s. */
+export const sameHost = (owner: Owner, host: string) => hostPart(owner.host) === host
+
+/**
+ * Writes `content` to a new temporary file beside `absolute` and flushes it to disk; gives the temporary file's path.
+ * A failure removes what was written.
+ */
+export const writeTemporary = Effect.fnUntraced(function* (
+  absolute: string,
+  file: string,
+  content: string | Uint8Array,
+  suffix: string
+) {
   const fs = yield* FileSystem.FileSystem
-  const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(failure(file, "read it")))
-  if (bytes === undefined) return undefined
-  return yield* Effect.try({
-    try: () => decoder.decode(bytes),
-    catch: () =>
-      new MemoryWriteError({ file, reason: "is not valid UTF-8 text; fix or remove it by hand (nothing was changed)" })
-  })
+  const path = yield* Path.Path
+  const temporary = path.join(path.dirname(absolute), `.${path.basename(absolute)}${suffix}`)
+  yield* Effect.scoped(
+    Effect.gen(function* () {
+      const handle = yield* fs.open(temporary, { flag: "wx" })
+      yield* handle.writeAll(typeof content === "string" ? encoder.encode(content) : content)
+      yield* handle.sync
+    })
+  ).pipe(
+    Effect.onError(() => Effect.ignore(fs.remove(temporary, { force: true }))),
+    Effect.mapError(writeFailed(file))
+  )
+  return temporary
 })
 
 /**
  * Replaces `absolute` with `content` atomically: a reader sees the old file or the new one, never half of either.
  * A failed write or rename leaves the old file whole and removes the temporary file.
  */
-export const writeAtomic = Effect.fnUntraced(function* (absolute: string, file: string, content: string) {
+export const writeAtomic = Effect.fnUntraced(function* (
+  absolute: string,
+  file: string,
+  content: string | Uint8Array,
+  suffix: string
+) {
   const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const unique = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
-  const temporary = path.join(path.dirname(absolute), `.${path.basename(absolute)}.${process.pid}-${unique}.tmp`)
-  yield* Effect.scoped(
-    Effect.gen(function* () {
-      const handle = yield* fs.open(temporary, { flag: "wx" })
-      yield* handle.writeAll(encoder.encode(content))
-      yield* handle.sync
-    })
-  ).pipe(
-    Effect.andThen(fs.rename(temporary, absolute)),
+  const temporary = yield* writeTemporary(absolute, file, content, suffix)
+  yield* fs.rename(temporary, absolute).pipe(
     Effect.onError(() => Effect.ignore(fs.remove(temporary, { force: true }))),
-    Effect.mapError(failure(file, "write it (the old file is unchanged)"))
+    Effect.mapError(writeFailed(file))
   )
-})
-
-/** Appends `line` and a line break to `absolute`, creating it when missing. */
-export const appendLine = Effect.fnUntraced(function* (absolute: string, file: string, line: string) {
-  const fs = yield* FileSystem.FileSystem
-  yield* Effect.scoped(
-    Effect.gen(function* () {
-      const handle = yield* fs.open(absolute, { flag: "a" })
-      yield* handle.writeAll(encoder.encode(line + "\n"))
-    })
-  ).pipe(Effect.mapError(failure(file, "append to it")))
 })

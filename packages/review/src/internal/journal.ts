@@ -1,54 +1,69 @@
 /**
- * The journal of a memory root (`journal.jsonl`): one JSON line per change, with a format version, appended after
- * each write, and read back line by line (a damaged line is skipped with a warning).
+ * The journal of a memory root (`journal.jsonl`), NDJSON: one `JournalLine` per line, with its format version.
+ *
+ * Lines are written through effect's NDJSON encoder, all the lines of one change in one write, after checking how the
+ * file ends: a writer killed mid-append leaves a torn last line, and the next append starts on a fresh line, so the
+ * fragment never spoils a whole record. Reading keeps every complete record: a damaged line is skipped and counted,
+ * and a torn last line (no line break, not a record) is reported once. (The reader splits lines itself: effect's NDJSON
+ * decoder stops at the first bad line, and the journal must keep the records after it.)
  */
-import { Effect, FileSystem, Schema } from "effect"
-import { appendLine, failure, orMissing } from "./files.ts"
+import { StorageError, WriteFailed } from "@mneme/core"
+import { Effect, Schema, Stream } from "effect"
+import { Ndjson } from "effect/encoding"
+import { JournalLine } from "../MemoryRoot.ts"
 
 /** The name of the journal, relative to the root. */
 export const journalName = "journal.jsonl"
 
-/** One line of the journal. */
-export const JournalLine = Schema.Struct({
-  version: Schema.Literal(1),
-  time: Schema.Number,
-  op: Schema.Literals(["add", "replace", "remove", "archive"]),
-  scope: Schema.String,
-  file: Schema.String,
-  actor: Schema.String,
-  auto: Schema.optionalKey(Schema.Boolean),
-  before: Schema.optionalKey(Schema.String),
-  after: Schema.optionalKey(Schema.String)
-})
+/** The format version this release writes. */
+export const version = 2
 
-/** One line of the journal. */
-export type JournalLine = typeof JournalLine.Type
+/** `lines` as NDJSON, each line ended by a line break. */
+export const encode = (lines: ReadonlyArray<JournalLine>): Effect.Effect<string, StorageError> =>
+  Stream.fromArray(lines).pipe(
+    Stream.pipeThroughChannel(Ndjson.encodeSchemaString(JournalLine)()),
+    Stream.mkString,
+    Effect.mapError(
+      (error) => new StorageError({ reason: new WriteFailed({ file: journalName, detail: error.message }) })
+    )
+  )
 
-const Line = Schema.fromJsonString(JournalLine)
-const encodeLine = Schema.encodeSync(Line)
-const decodeLine = Schema.decodeUnknownOption(Line)
+const decodeLine = Schema.decodeUnknownOption(Schema.fromJsonString(JournalLine))
 
-/** Appends `line` to the journal at `absolute`. */
-export const append = (absolute: string, line: JournalLine) => appendLine(absolute, journalName, encodeLine(line))
+/** What the journal's text holds: its records, the numbers of its damaged lines, and whether its last line is torn. */
+export interface Decoded {
+  readonly lines: ReadonlyArray<JournalLine>
+  readonly damaged: ReadonlyArray<number>
+  readonly torn: boolean
+}
 
-/** The journal's lines, oldest first, the last `limit` of them when given; damaged lines are skipped. */
-export const read = Effect.fnUntraced(function* (absolute: string, limit: number | undefined) {
-  const fs = yield* FileSystem.FileSystem
-  // Read leniently: a stray byte spoils one line (skipped below), not the whole journal.
-  const text =
-    (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(failure(journalName, "read it")))) ?? ""
+/** The records of the journal's text, oldest first. */
+export const decode = (text: string): Decoded => {
   const lines: Array<JournalLine> = []
   const damaged: Array<number> = []
-  text.split("\n").forEach((raw, index) => {
-    if (raw.trim() === "") return
-    const decoded = decodeLine(raw)
+  const raw = text.split("\n")
+  const last = raw.length - 1
+  let torn = false
+  raw.forEach((line, index) => {
+    if (line.trim() === "") return
+    const decoded = decodeLine(line)
     if (decoded._tag === "Some") lines.push(decoded.value)
+    else if (index === last) torn = true
     else damaged.push(index + 1)
   })
-  if (damaged.length > 0) {
-    yield* Effect.logWarning(
-      `mneme: ${journalName} has ${damaged.length} damaged line(s), skipped (line ${damaged.slice(0, 8).join(", ")})`
-    )
-  }
-  return limit === undefined ? lines : lines.slice(Math.max(0, lines.length - limit))
-})
+  return { lines, damaged, torn }
+}
+
+/** The warnings a read of the journal gives: damaged lines, and a torn last line. */
+export const warnings = (decoded: Decoded): ReadonlyArray<string> => [
+  ...(decoded.damaged.length > 0
+    ? [
+        `mneme: ${journalName} has ${decoded.damaged.length} damaged line(s), skipped (line ${decoded.damaged.slice(0, 8).join(", ")})`
+      ]
+    : []),
+  ...(decoded.torn
+    ? [
+        `mneme: the last line of ${journalName} is torn (a writer was stopped while appending it) and is skipped; the next change starts a fresh line`
+      ]
+    : [])
+]

@@ -1,22 +1,622 @@
 /**
- * What a service over a memory root starts from: the root's options, and the file system, the root's absolute path
- * and its writer lock, made once when the service's layer is built.
+ * The files backend of the storage port (`FileRoot.layer`): a memory root as a folder (SPEC 1). See `paths.ts` for
+ * where things live and how links are refused, `rootLock.ts` for the single writer, `journal.ts` for the journal,
+ * `stateFile.ts` for the review state and `fileCache.ts` for the parsed files kept while unchanged.
+ *
+ * A commit checks that the lock is still its own and that the journal can be appended before anything is replaced,
+ * writes every new file to a flushed temporary file, appends all its journal lines in one write, and only then renames
+ * the files into place; a failure on the way leaves every file as it was and the journal as long as it was.
+ * Leftovers of killed writers (temporary files, stale locks set aside) are removed under the lock once they are
+ * provably abandoned: their writer ran on this host and is gone, or they are older than a lease before the lock was
+ * taken.
  */
-import { Effect, FileSystem, Path } from "effect"
+import {
+  MemoryFile,
+  NewerFormat,
+  NotAFolder,
+  NotFound,
+  ReadFailed,
+  RootUnusable,
+  type Scope,
+  type StorageError,
+  Text,
+  WriteFailed
+} from "@mneme/core"
+import { Clock, Context, DateTime, Effect, FileSystem, Option, Path, Random, Schema } from "effect"
+import {
+  type Actor,
+  type AgentFolder,
+  emptyState,
+  type FileWrite,
+  type JournalLine,
+  type JournalRecord,
+  type MemoryRoot,
+  type ReviewStateDocument,
+  type StoredFile,
+  type StoredScope,
+  type Unreadable,
+  type Writer
+} from "../MemoryRoot.ts"
+import { Platform } from "../Platform.ts"
+import * as FileCache from "./fileCache.ts"
+import {
+  decodeText,
+  describe,
+  encodeText,
+  leftoverOwner,
+  leftoverSuffix,
+  orMissing,
+  readFailed,
+  sameHost,
+  storageError,
+  writeAtomic,
+  writeFailed,
+  writeTemporary
+} from "./files.ts"
+import * as Journal from "./journal.ts"
+import * as Paths from "./paths.ts"
 import * as RootLock from "./rootLock.ts"
+import * as StateFile from "./stateFile.ts"
 
-/** Options of a layer over a memory root: the root, and the writer lock's timings. */
+/** Options of the files backend: the root folder, and the writer lock's wait and lease. */
 export interface Options {
   readonly root: string
   readonly lock?: RootLock.Options | undefined
 }
 
-/** The file system and paths (with their context, to provide later), the root's absolute path and its writer lock. */
-export const open = Effect.fnUntraced(function* (options: Options) {
+const IdRecord = Schema.fromJsonString(Schema.Struct({ version: Schema.Number, agentId: Schema.String }))
+const decodeIdRecord = Schema.decodeUnknownOption(IdRecord)
+const encodeIdRecord = Schema.encodeSync(IdRecord)
+
+const emptyParsed = MemoryFile.parse("")
+
+/** The storage port over the folder `options.root`. */
+export const make = Effect.fnUntraced(function* (options: Options) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  const platform = yield* Platform
+  const services = Context.make(FileSystem.FileSystem, fs).pipe(Context.add(Path.Path, path))
+  const run = <A, E>(self: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+    Effect.provideContext(self, services)
   const root = path.resolve(options.root)
-  const lock = yield* RootLock.make(root, options.lock)
-  return { fs, path, context, root, lock }
+  const lock = yield* RootLock.make(root, platform, options.lock)
+  const cache = FileCache.make()
+  const hash = platform.sha256
+  const self = { pid: platform.processId, host: platform.hostName }
+  const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
+  const temporarySuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp"))
+
+  /** The root's real path, `undefined` while it does not exist; a root that is not a folder fails. */
+  const rootNow = Effect.gen(function* () {
+    const real = yield* orMissing(fs.realPath(root)).pipe(
+      Effect.mapError((error) => storageError(new RootUnusable({ root, detail: describe(error) })))
+    )
+    if (real === undefined) return undefined
+    const info = yield* fs.stat(real).pipe(Effect.mapError(readFailed(root)))
+    return info.type === "Directory" ? real : yield* storageError(new NotAFolder({ path: root }))
+  })
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // Reading
+
+  const missingMemory = (dir: string): StoredFile => ({
+    file: Paths.fileOf(dir, undefined),
+    topic: undefined,
+    exists: false,
+    parsed: emptyParsed,
+    size: 0
+  })
+
+  const emptyScope = (scope: Scope.Scope, dir: string): StoredScope => ({
+    scope,
+    dir,
+    files: [missingMemory(dir)],
+    unreadable: []
+  })
+
+  /** One file of a scope's folder (already resolved), `undefined` when it is not there; from the cache if unchanged. */
+  const readFile = Effect.fnUntraced(function* (
+    real: string,
+    folder: string,
+    dir: string,
+    topic: string | undefined,
+    now: number
+  ): Effect.fn.Return<StoredFile | undefined, StorageError, Path.Path> {
+    const file = Paths.fileOf(dir, topic)
+    const { absolute, info } = yield* Paths.resolve(fs, real, file, folder)
+    if (info === undefined) return undefined
+    if (info.type !== "File") {
+      cache.drop(absolute)
+      const detail = info.type === "Directory" ? "it is a folder, not a file" : "it is not a plain file"
+      return yield* storageError(new ReadFailed({ file, detail }))
+    }
+    const stamp = Paths.stampOf(info)
+    const stored = (entry: FileCache.Entry): StoredFile => ({
+      file,
+      topic,
+      exists: true,
+      parsed: entry.parsed,
+      size: entry.chars
+    })
+    const fresh = cache.fresh(absolute, stamp)
+    if (fresh !== undefined) return stored(fresh)
+    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(file)))
+    if (bytes === undefined) return undefined
+    const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
+    const last = cache.last(absolute)
+    const same = last !== undefined && last.text === text
+    const entry: FileCache.Entry = {
+      ...stamp,
+      readAt: now,
+      text,
+      parsed: same ? last.parsed : MemoryFile.parse(text),
+      chars: same ? last.chars : Text.length(text)
+    }
+    cache.set(absolute, entry)
+    return stored(entry)
+  })
+
+  /** A scope's files as they are in its folder `dir`; the names in the folder too (for the leftovers). */
+  const readScope = Effect.fnUntraced(function* (real: string | undefined, scope: Scope.Scope, dir: string) {
+    if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
+    const folder = yield* Paths.resolve(fs, real, dir)
+    if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
+    if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: dir }))
+    const names = yield* fs.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
+    const topics = names
+      .flatMap((name) => {
+        const topic = Paths.topicOfName(name)
+        return typeof topic === "string" ? [topic] : []
+      })
+      .sort()
+    const now = yield* Clock.currentTimeMillis
+    const memory = (yield* readFile(real, folder.absolute, dir, undefined, now)) ?? missingMemory(dir)
+    const read = yield* Effect.forEach(
+      topics,
+      (topic) => Effect.result(readFile(real, folder.absolute, dir, topic, now)),
+      { concurrency: 8 }
+    )
+    const files: Array<StoredFile> = [memory]
+    const unreadable: Array<Unreadable> = []
+    read.forEach((result, i) => {
+      if (result._tag === "Success") {
+        if (result.success !== undefined) files.push(result.success)
+      } else {
+        unreadable.push({ file: Paths.fileOf(dir, topics[i]), error: result.failure })
+      }
+    })
+    const stored: StoredScope = { scope, dir, files, unreadable }
+    return { stored, names, folder: folder.absolute }
+  })
+
+  /** Whether the folder `dir` exists (a link or a file there fails). */
+  const folderExists = (real: string, dir: string) =>
+    Effect.map(Paths.resolve(fs, real, dir), ({ info }) => info !== undefined)
+
+  /** The agent id a hashed folder records, if any. */
+  const recordedId = Effect.fnUntraced(function* (real: string, dir: string) {
+    const record = yield* Paths.resolve(fs, real, `${dir}/${Paths.idRecordName}`).pipe(
+      Effect.flatMap(({ absolute, info }) =>
+        info?.type === "File" ? orMissing(fs.readFileString(absolute)) : Effect.succeed(undefined)
+      ),
+      Effect.catch(() => Effect.succeed(undefined))
+    )
+    return record === undefined ? undefined : Option.getOrUndefined(decodeIdRecord(record))?.agentId
+  })
+
+  /**
+   * The folder a scope is in now: its own, or the earlier naming's while only that exists (and records no other
+   * agent).
+   */
+  const dirNow = Effect.fnUntraced(function* (real: string | undefined, scope: Scope.Scope) {
+    const dir = Paths.scopeDir(hash, scope)
+    if (real === undefined || scope.kind === "team") return { dir, legacy: undefined }
+    const earlier = Paths.legacyAgentDir(hash, scope.agentId)
+    if (earlier === undefined || (yield* folderExists(real, dir))) return { dir, legacy: undefined }
+    const legacy = `agents/${earlier}`
+    if (!(yield* folderExists(real, legacy))) return { dir, legacy: undefined }
+    const recorded = yield* recordedId(real, legacy)
+    return { dir, legacy: recorded === undefined || recorded === scope.agentId ? legacy : undefined }
+  })
+
+  const read = (scope: Scope.Scope): Effect.Effect<StoredScope, StorageError> =>
+    run(
+      Effect.gen(function* () {
+        const real = yield* rootNow
+        const { dir, legacy } = yield* dirNow(real, scope)
+        return (yield* readScope(real, scope, legacy ?? dir)).stored
+      })
+    ).pipe(Effect.withSpan("MemoryRoot.read"))
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // Writing
+
+  /** Removes the leftovers among `names` (in `folder`) that are provably abandoned. */
+  const cleanLeftovers = Effect.fnUntraced(function* (
+    folder: string,
+    names: ReadonlyArray<string>,
+    held: RootLock.Held
+  ) {
+    for (const name of names) {
+      const owner = leftoverOwner(name)
+      if (owner === undefined || !name.startsWith(".")) continue
+      const absolute = path.join(folder, name)
+      const gone = sameHost(self, owner.host)
+        ? owner.pid === self.pid || !(yield* platform.isAlive(owner.pid))
+        : yield* Effect.map(Effect.option(fs.lstat(absolute)), (info) =>
+            Option.match(
+              Option.flatMap(info, (info) => info.mtime),
+              { onNone: () => false, onSome: (mtime) => mtime.getTime() < held.takenAt - lock.lease }
+            )
+          )
+      if (gone) yield* Effect.ignore(fs.remove(absolute, { force: true }))
+    }
+  })
+
+  /** The id record of an agent's hashed folder, written when missing. */
+  const recordId = Effect.fnUntraced(function* (real: string, dir: string, agentId: string) {
+    const record = yield* Paths.resolve(fs, real, `${dir}/${Paths.idRecordName}`)
+    if (record.info !== undefined) return
+    const file = `${dir}/${Paths.idRecordName}`
+    const content = encodeIdRecord({ version: 1, agentId }) + "\n"
+    yield* writeAtomic(record.absolute, file, content, yield* temporarySuffix)
+  })
+
+  /** Moves an agent's folder of the earlier naming to its own (under the lock), recording its id. */
+  const moveLegacy = Effect.fnUntraced(function* (real: string, legacy: string, dir: string, agentId: string) {
+    const from = yield* Paths.resolve(fs, real, legacy)
+    const to = yield* Paths.resolve(fs, real, dir)
+    yield* fs.rename(from.absolute, to.absolute).pipe(Effect.mapError(writeFailed(legacy)))
+    yield* recordId(real, dir, agentId)
+    yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
+  })
+
+  /** The journal's lines for `records`, made at `time`, each with its own id. */
+  const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
+    const lines: Array<JournalLine> = []
+    for (const record of records) {
+      lines.push({ version: Journal.version, id: `${time.toString(36)}-${yield* unique}`, time, ...record })
+    }
+    return lines
+  })
+
+  /**
+   * Runs `change` with the journal open for appending (so a journal that cannot be appended stops the change before
+   * it is made); `append` writes the lines on a fresh line, and `undo` gives the journal its length back.
+   */
+  const withJournal = <A>(
+    real: string,
+    change: (journal: {
+      readonly append: (lines: ReadonlyArray<JournalLine>) => Effect.Effect<void, StorageError>
+      readonly undo: Effect.Effect<void>
+    }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
+  ) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const journal = yield* Paths.resolve(fs, real, Journal.journalName)
+        if (journal.info !== undefined && journal.info.type !== "File") {
+          return yield* storageError(
+            new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" })
+          )
+        }
+        const handle = yield* fs
+          .open(journal.absolute, { flag: "a+" })
+          .pipe(Effect.mapError(writeFailed(Journal.journalName)))
+        const size = Number((yield* handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName)))).size)
+        const lastByte =
+          size === 0
+            ? undefined
+            : yield* handle
+                .readAlloc(1, { position: BigInt(size - 1) })
+                .pipe(Effect.mapError(readFailed(Journal.journalName)))
+        const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
+        const undo = Effect.ignore(handle.truncate(size))
+        const append = (lines: ReadonlyArray<JournalLine>) =>
+          Journal.encode(lines).pipe(
+            Effect.flatMap((text) =>
+              handle.writeAll(encodeText(torn ? "\n" + text : text)).pipe(
+                Effect.andThen(handle.sync),
+                Effect.onError(() => undo),
+                Effect.mapError(writeFailed(Journal.journalName))
+              )
+            )
+          )
+        return yield* change({ append, undo })
+      })
+    )
+
+  /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
+  interface Target {
+    readonly write: FileWrite
+    readonly absolute: string
+    readonly old: Uint8Array | undefined
+    readonly temporary: string | undefined
+  }
+
+  /** Gives every target back what it held (best effort: this runs when a commit fails midway). */
+  const restore = (targets: ReadonlyArray<Target>) =>
+    Effect.forEach(
+      targets,
+      (target) =>
+        Effect.ignore(
+          target.old === undefined
+            ? fs.remove(target.absolute, { force: true })
+            : Effect.flatMap(temporarySuffix, (suffix) =>
+                writeAtomic(target.absolute, target.write.file, target.old!, suffix)
+              )
+        ),
+      { discard: true }
+    )
+
+  const commit = Effect.fnUntraced(function* (
+    real: string,
+    held: RootLock.Held,
+    ids: ReadonlyMap<string, string>,
+    writes: ReadonlyArray<FileWrite>,
+    records: ReadonlyArray<JournalRecord>
+  ) {
+    if (writes.length === 0 && records.length === 0) return
+    yield* held.check
+    const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
+    yield* withJournal(real, (journal) =>
+      Effect.gen(function* () {
+        const targets: Array<Target> = []
+        const written: Array<Target> = []
+        const prepare = Effect.gen(function* () {
+          for (const write of writes) {
+            const { absolute, info } = yield* Paths.resolve(fs, real, write.file)
+            if (info !== undefined && info.type !== "File") {
+              return yield* storageError(new WriteFailed({ file: write.file, detail: "it is a folder, not a file" }))
+            }
+            const old =
+              info === undefined
+                ? undefined
+                : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
+            if (write.content !== undefined) {
+              const folder = path.dirname(write.file)
+              yield* fs
+                .makeDirectory(path.dirname(absolute), { recursive: true })
+                .pipe(Effect.mapError(writeFailed(folder)))
+              const agentId = ids.get(folder)
+              if (agentId !== undefined && Paths.recordsId(agentId)) yield* recordId(real, folder, agentId)
+            }
+            const temporary =
+              write.content === undefined
+                ? undefined
+                : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
+            targets.push({ write, absolute, old, temporary })
+          }
+        })
+        const removeTemporaries = Effect.forEach(
+          targets,
+          (target) =>
+            target.temporary === undefined || written.includes(target)
+              ? Effect.void
+              : Effect.ignore(fs.remove(target.temporary, { force: true })),
+          { discard: true }
+        )
+        const apply = Effect.forEach(
+          targets,
+          (target) =>
+            (target.temporary === undefined
+              ? target.old === undefined
+                ? Effect.void
+                : fs.remove(target.absolute)
+              : fs.rename(target.temporary, target.absolute)
+            ).pipe(
+              Effect.mapError(writeFailed(target.write.file)),
+              Effect.andThen(Effect.sync(() => written.push(target)))
+            ),
+          { discard: true }
+        )
+        yield* Effect.gen(function* () {
+          yield* prepare
+          if (lines.length > 0) yield* journal.append(lines)
+          yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
+        }).pipe(
+          Effect.ensuring(removeTemporaries),
+          Effect.ensuring(Effect.sync(() => targets.forEach((target) => cache.drop(target.absolute))))
+        )
+      })
+    )
+  })
+
+  const writerRead = Effect.fnUntraced(function* (
+    real: string,
+    held: RootLock.Held,
+    ids: Map<string, string>,
+    scope: Scope.Scope
+  ) {
+    const { dir, legacy } = yield* dirNow(real, scope)
+    if (legacy !== undefined && scope.kind === "agent") yield* moveLegacy(real, legacy, dir, scope.agentId)
+    if (scope.kind === "agent") ids.set(dir, scope.agentId)
+    const { stored, names, folder } = yield* readScope(real, scope, dir)
+    if (folder !== undefined) yield* cleanLeftovers(folder, names, held)
+    return stored
+  })
+
+  /** Runs `body` under the lock with the root's real path (made by the lock), after cleaning the root's leftovers. */
+  const hold = <A, E, R>(body: (real: string, held: RootLock.Held) => Effect.Effect<A, E, R>) =>
+    lock.hold((held) =>
+      Effect.gen(function* () {
+        const real = yield* run(rootNow)
+        if (real === undefined) return yield* storageError(new RootUnusable({ root, detail: "its folder is gone" }))
+        const names = yield* fs.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
+        yield* run(cleanLeftovers(real, names, held))
+        return yield* Effect.uninterruptible(body(real, held))
+      })
+    )
+
+  const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+    hold((real, held) => {
+      const ids = new Map<string, string>()
+      return body({
+        read: (scope) => run(writerRead(real, held, ids, scope)),
+        commit: (writes, records) => run(commit(real, held, ids, writes, records))
+      })
+    }).pipe(Effect.withSpan("MemoryRoot.write"))
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // The journal, the agents, archiving
+
+  const journal = (options?: { readonly limit?: number | undefined; readonly scope?: Scope.Scope | undefined }) =>
+    run(
+      Effect.gen(function* () {
+        const real = yield* rootNow
+        if (real === undefined) return []
+        const { absolute, info } = yield* Paths.resolve(fs, real, Journal.journalName)
+        if (info === undefined) return []
+        const text =
+          (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(readFailed(Journal.journalName)))) ?? ""
+        const decoded = Journal.decode(text)
+        for (const warning of Journal.warnings(decoded)) yield* Effect.logWarning(warning)
+        let lines = decoded.lines
+        if (options?.scope !== undefined) {
+          const dir = Paths.scopeDir(hash, options.scope)
+          const earlier = options.scope.kind === "agent" ? Paths.legacyAgentDir(hash, options.scope.agentId) : undefined
+          const legacy = earlier === undefined ? undefined : `agents/${earlier}`
+          lines = lines.flatMap((line) =>
+            line.scope === dir
+              ? [line]
+              : line.scope === legacy
+                ? [{ ...line, scope: dir, file: dir + line.file.slice(legacy.length) }]
+                : []
+          )
+        }
+        const limit = options?.limit
+        return limit === undefined ? lines : lines.slice(Math.max(0, lines.length - Math.max(0, limit)))
+      })
+    ).pipe(Effect.withSpan("MemoryRoot.journal"))
+
+  const agents = run(
+    Effect.gen(function* () {
+      const real = yield* rootNow
+      if (real === undefined) return []
+      const folder = yield* Paths.resolve(fs, real, "agents")
+      if (folder.info === undefined) return []
+      if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: "agents" }))
+      const names = (yield* fs.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed("agents")))).toSorted()
+      const found: Array<AgentFolder> = []
+      for (const name of names) {
+        const dir = `agents/${name}`
+        const info = yield* orMissing(fs.lstat(path.join(folder.absolute, name))).pipe(Effect.mapError(readFailed(dir)))
+        if (info?.type !== "Directory") continue
+        const recorded = yield* recordedId(real, dir)
+        const agentId =
+          recorded !== undefined && Paths.agentDir(hash, recorded) === name ? recorded : Paths.agentOfName(name)
+        found.push({ agentId, dir })
+      }
+      return found
+    })
+  ).pipe(Effect.withSpan("MemoryRoot.agents"))
+
+  const archive = (agentId: string, actor: Actor) =>
+    hold((real) =>
+      run(
+        Effect.gen(function* () {
+          const scope: Scope.Scope = { kind: "agent", agentId }
+          const { dir, legacy } = yield* dirNow(real, scope)
+          const from = legacy ?? dir
+          const located = yield* Paths.resolve(fs, real, from)
+          if (located.info === undefined) {
+            return yield* storageError(new NotFound({ path: dir, detail: "there is no memory folder to archive" }))
+          }
+          const now = yield* Clock.currentTimeMillis
+          const stamp = DateTime.formatIso(DateTime.makeUnsafe(now)).replace(/[:.]/g, "-")
+          const base = `archive/${from.slice("agents/".length)}-${stamp}`
+          let to = base
+          for (let n = 2; (yield* Paths.resolve(fs, real, to)).info !== undefined; n++) to = `${base}-${n}`
+          const target = yield* Paths.resolve(fs, real, to)
+          yield* fs
+            .makeDirectory(path.dirname(target.absolute), { recursive: true })
+            .pipe(Effect.mapError(writeFailed("archive")))
+          const lines = yield* journalLines(
+            [
+              {
+                op: "archive",
+                scope: from,
+                file: from,
+                actor: actor.actor,
+                ...(actor.auto === undefined ? {} : { auto: actor.auto }),
+                after: to
+              }
+            ],
+            now
+          )
+          yield* withJournal(real, (journal) =>
+            Effect.gen(function* () {
+              yield* journal.append(lines)
+              yield* fs.rename(located.absolute, target.absolute).pipe(
+                Effect.mapError(writeFailed(from)),
+                Effect.onError(() => journal.undo)
+              )
+            })
+          )
+          return to
+        })
+      )
+    ).pipe(Effect.withSpan("MemoryRoot.archive"))
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // The review state
+
+  /** The state on disk, or why it cannot be used; `undefined` where there is none. */
+  const stateNow = Effect.gen(function* () {
+    const real = yield* rootNow
+    if (real === undefined) return undefined
+    const { absolute, info } = yield* Paths.resolve(fs, real, StateFile.stateName)
+    if (info === undefined) return undefined
+    if (info.type !== "File") {
+      return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
+    }
+    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+    if (bytes === undefined) return undefined
+    const text = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+    const found: StateFile.Read =
+      text._tag === "Success" ? StateFile.decode(text.success) : { _tag: "Damaged", detail: "it is not UTF-8 text" }
+    if (found._tag === "Newer") {
+      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
+    }
+    return { absolute, found }
+  })
+
+  /** Under the lock: the state, after keeping a damaged file aside (with one warning). */
+  const stateHeld = Effect.gen(function* () {
+    const now = yield* stateNow
+    if (now === undefined) return { state: emptyState, changed: false }
+    if (now.found._tag === "State") return { state: now.found.state, changed: false }
+    const aside = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
+    yield* fs
+      .rename(now.absolute, path.join(path.dirname(now.absolute), aside))
+      .pipe(Effect.mapError(writeFailed(StateFile.stateName)))
+    const detail = now.found._tag === "Damaged" ? now.found.detail : ""
+    yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
+    return { state: emptyState, changed: true }
+  })
+
+  const readState: Effect.Effect<ReviewStateDocument, StorageError> = run(stateNow).pipe(
+    Effect.flatMap((now) =>
+      now === undefined
+        ? Effect.succeed(emptyState)
+        : now.found._tag === "State"
+          ? Effect.succeed(now.found.state)
+          : hold(() => run(Effect.map(stateHeld, ({ state }) => state)))
+    ),
+    Effect.withSpan("MemoryRoot.readState")
+  )
+
+  const updateState = (change: (state: ReviewStateDocument) => ReviewStateDocument) =>
+    hold((real) =>
+      run(
+        Effect.gen(function* () {
+          const { state } = yield* stateHeld
+          const next = change(state)
+          if (next === state) return
+          const { absolute } = yield* Paths.resolve(fs, real, StateFile.stateName)
+          yield* writeAtomic(absolute, StateFile.stateName, StateFile.encode(next), yield* temporarySuffix)
+        })
+      )
+    ).pipe(Effect.withSpan("MemoryRoot.updateState"))
+
+  return { root, read, write, journal, agents, archive, readState, updateState } satisfies MemoryRoot["Service"]
 })

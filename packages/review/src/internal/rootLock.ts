@@ -1,123 +1,186 @@
 /**
- * One writer per memory root: a semaphore inside the process, and a lock file (`<root>/.lock`, created exclusively,
- * holding its owner's process id, host and time) across processes. A lock whose owner process is gone, or that is
- * older than `staleAfter`, is taken away; a busy lock is tried again on a short schedule.
+ * One writer per memory root: a semaphore inside the process, and a lock file across processes (`<root>/.lock`,
+ * created exclusively, holding `{version, pid, host, since, token}`).
+ *
+ * A lock is taken from its holder only when the holder is provably gone: it runs on this host and no process of its
+ * id is alive, or it has not renewed its lease for `lease` (a holder touches the lock's time every third of the lease
+ * while it holds it; a waiter sees whether the lock changes, so no two hosts' clocks are compared). A lock with no
+ * owner in it (a writer killed between creating it and filling it) is taken once it has stayed so for a second.
+ * Anything else is waited for, up to `wait`, and then the writer fails with `Busy`, naming who holds the lock and
+ * since when. A root where the lock cannot be made fails at once (`RootUnusable`, `NotAFolder`). A stale lock is moved
+ * aside (`.lock.<pid>@<host>.<token>.stale`, named by who moved it) before it is removed, so two writers cannot both
+ * take it away.
  */
-import { MemoryWriteError } from "@mneme/core"
-import { Clock, Data, Duration, Effect, FileSystem, Option, Path, Random, Schedule, Schema, Semaphore } from "effect"
-import { hostname } from "node:os"
-import { failure, orMissing } from "./files.ts"
+import { Busy, type LockHolder, NotAFolder, RootUnusable, type StorageError } from "@mneme/core"
+import { Clock, Duration, Effect, Fiber, FileSystem, Option, Path, Random, Schema, Semaphore } from "effect"
+import type { Platform } from "../Platform.ts"
+import { describe, encodeText, leftoverSuffix, orMissing, type Owner, storageError } from "./files.ts"
 
-const Owner = Schema.fromJsonString(
-  Schema.Struct({ pid: Schema.Number, host: Schema.String, time: Schema.Number, token: Schema.String })
-)
-const decodeOwner = Schema.decodeUnknownOption(Owner)
-
-class Busy extends Data.TaggedError("Busy")<{ readonly holder: string }> {}
-
-/** How long a lock may be held before others take it, and how long a writer waits for one. */
+/** How long a writer waits for a busy lock, and the lease a holder renews. */
 export interface Options {
-  readonly staleAfter?: Duration.Input | undefined
   readonly wait?: Duration.Input | undefined
+  readonly lease?: Duration.Input | undefined
+}
+
+/** The lock file, relative to the root. */
+export const lockName = ".lock"
+
+const Content = Schema.Struct({
+  version: Schema.optionalKey(Schema.Number),
+  pid: Schema.Number,
+  host: Schema.String,
+  /** When it was taken, epoch ms (`time` in the first release's locks). */
+  since: Schema.optionalKey(Schema.Number),
+  time: Schema.optionalKey(Schema.Number),
+  token: Schema.String
+})
+const decodeContent = Schema.decodeUnknownOption(Schema.fromJsonString(Content))
+
+/** How long a lock with no owner in it must stay so before it is taken. */
+const unfilledGrace = 1_000
+
+/** One hold of the lock. */
+export interface Held {
+  /** Fails with `Busy` when the lock is no longer this hold's (taken away after the lease ran out). */
+  readonly check: Effect.Effect<void, StorageError>
+  /** The lock's change time on disk when it was taken, epoch ms (to judge leftovers by the file system's clock). */
+  readonly takenAt: number
 }
 
 /** The writer lock of one root. */
 export interface RootLock {
-  /** Runs `self` as the only writer of the root (never nest it: the lock is not re-entrant). */
-  readonly withLock: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | MemoryWriteError, R>
+  /** Runs `body` as the only writer of the root; never nest it (it is not re-entrant). */
+  readonly hold: <A, E, R>(body: (held: Held) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+  /** The lease a holder renews, ms. */
+  readonly lease: number
 }
 
-const errorCode = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
-
-const alive = (pid: number) =>
-  Effect.try({ try: () => process.kill(pid, 0), catch: errorCode }).pipe(
-    Effect.as(true),
-    Effect.catch((code) => Effect.succeed(code === "EPERM"))
-  )
-
-const encoder = new TextEncoder()
-const lockName = ".lock"
-
-/** The lock of `root` (an absolute path; created when missing). */
-export const make = Effect.fnUntraced(function* (root: string, options: Options = {}) {
+/** The lock of `root` (an absolute path, made when missing). */
+export const make = Effect.fnUntraced(function* (root: string, platform: Platform["Service"], options: Options = {}) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const semaphore = yield* Semaphore.make(1)
-  const staleAfter = Duration.toMillis(Duration.fromInputUnsafe(options.staleAfter ?? "30 seconds"))
-  const wait = Duration.fromInputUnsafe(options.wait ?? "60 seconds")
+  const wait = Duration.toMillis(Duration.fromInputUnsafe(options.wait ?? "10 seconds"))
+  const lease = Duration.toMillis(Duration.fromInputUnsafe(options.lease ?? "5 seconds"))
   const lockFile = path.join(root, lockName)
-  const host = hostname()
+  const self: Owner = { pid: platform.processId, host: platform.hostName }
+
+  const unusable = (detail: string) => storageError(new RootUnusable({ root, detail }))
+
+  /** The root, made when missing; a root that is not a folder, or cannot be made, fails at once. */
+  const ensureRoot = fs.makeDirectory(root, { recursive: true }).pipe(
+    Effect.catch((error) =>
+      Effect.flatMap(Effect.option(fs.stat(root)), (info) =>
+        Effect.fail(
+          Option.isSome(info) && info.value.type !== "Directory"
+            ? storageError(new NotAFolder({ path: root }))
+            : unusable(`its folder cannot be made: ${describe(error)}`)
+        )
+      )
+    ),
+    Effect.andThen(
+      Effect.flatMap(Effect.option(fs.stat(root)), (info) =>
+        Option.isSome(info) && info.value.type === "Directory"
+          ? Effect.void
+          : Effect.fail(storageError(new NotAFolder({ path: root })))
+      )
+    )
+  )
+
+  /** Creates the lock for `token`; `false` when there already is one. */
+  const create = (token: string, since: number) => {
+    const content = JSON.stringify({ version: 1, pid: self.pid, host: self.host, since, token })
+    return fs.open(lockFile, { flag: "wx" }).pipe(
+      Effect.flatMap((handle) =>
+        handle
+          .writeAll(encodeText(content))
+          .pipe(Effect.onError(() => Effect.ignore(fs.remove(lockFile, { force: true }))))
+      ),
+      Effect.scoped,
+      Effect.as(true),
+      Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false)),
+      Effect.mapError((error) => unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`))
+    )
+  }
+
+  /** The lock as a waiter sees it: its owner (if it holds one) and a snapshot that changes when the lock does. */
+  const look = Effect.gen(function* () {
+    const info = yield* orMissing(fs.lstat(lockFile))
+    if (info === undefined) return undefined
+    if (info.type !== "File") {
+      return yield* unusable(`${lockFile} is a ${info.type.toLowerCase()}, not a lock file: remove it`)
+    }
+    const content = (yield* orMissing(fs.readFileString(lockFile))) ?? ""
+    const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
+    const owner = Option.getOrUndefined(decodeContent(content))
+    const holder: LockHolder | undefined =
+      owner === undefined ? undefined : { pid: owner.pid, host: owner.host, since: owner.since ?? owner.time ?? 0 }
+    return { content, snapshot: `${mtime} ${info.size} ${Option.getOrUndefined(info.ino)} ${content}`, holder }
+  }).pipe(Effect.mapError((error) => (error._tag === "StorageError" ? error : unusable(describe(error)))))
 
   /**
-   * Moves a stale lock aside and deletes it, after checking that what was moved is the lock judged stale (a lock
-   * taken meanwhile is put back). What is not a plain file is never a lock of ours, and is not read.
+   * Moves the lock aside, checks that what was moved is the lock judged stale (a lock taken meanwhile is put back),
+   * and removes it.
    */
-  const takeAway = Effect.fnUntraced(function* (held: string, token: string) {
-    const aside = `${lockFile}.${token}.stale`
-    const moved = yield* orMissing(fs.rename(lockFile, aside).pipe(Effect.andThen(fs.lstat(aside))))
+  const takeAway = Effect.fnUntraced(function* (snapshot: string, who: string, token: string) {
+    const aside = `${lockFile}${leftoverSuffix(self, token, "stale")}`
+    const moved = yield* orMissing(fs.rename(lockFile, aside))
     if (moved === undefined) return
-    if (moved.type !== "File" || (yield* fs.readFileString(aside)) === held) {
-      yield* Effect.logWarning(`mneme: removed a stale lock of the memory root ${root}: ${held || "(no owner)"}`)
-    } else {
-      yield* Effect.ignore(fs.link(aside, lockFile))
-    }
-    yield* fs.remove(aside, { recursive: true })
+    const info = yield* orMissing(fs.lstat(aside))
+    const content = (yield* orMissing(fs.readFileString(aside))) ?? ""
+    const mtime = info === undefined ? 0 : Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
+    const same =
+      info !== undefined && `${mtime} ${info.size} ${Option.getOrUndefined(info.ino)} ${content}` === snapshot
+    if (same) yield* Effect.logWarning(`mneme: removed a stale lock of the memory root ${root}: ${who}`)
+    else yield* Effect.ignore(fs.link(aside, lockFile))
+    yield* Effect.ignore(fs.remove(aside, { force: true }))
   })
 
-  const attempt = Effect.fnUntraced(function* (token: string) {
-    const now = yield* Clock.currentTimeMillis
-    const created = yield* Effect.scoped(
-      Effect.flatMap(fs.open(lockFile, { flag: "wx" }), (handle) =>
-        handle.writeAll(encoder.encode(JSON.stringify({ pid: process.pid, host, time: now, token })))
-      )
-    ).pipe(
-      Effect.as(true),
-      Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false))
-    )
-    if (created) return
-    const info = yield* orMissing(fs.lstat(lockFile))
-    if (info === undefined) return yield* new Busy({ holder: "a writer that just left" })
-    const held = info.type === "File" ? ((yield* orMissing(fs.readFileString(lockFile))) ?? "") : ""
-    const owner = Option.getOrUndefined(decodeOwner(held))
-    const since =
-      owner?.time ??
-      Option.getOrElse(
-        Option.map(info.mtime, (date) => date.getTime()),
-        () => now
-      )
-    const gone = owner !== undefined && owner.host === host && !(yield* alive(owner.pid))
-    if (gone || now - since > staleAfter) yield* takeAway(held, token)
-    return yield* new Busy({
-      holder: owner === undefined ? "an unknown writer" : `process ${owner.pid} on ${owner.host}`
-    })
-  })
-
-  /** Takes the lock for `token`, trying again while it is busy (each try is one uninterrupted step). */
-  const acquire = (token: string) =>
-    fs.makeDirectory(root, { recursive: true }).pipe(
-      Effect.andThen(
-        Effect.retry(Effect.uninterruptible(attempt(token)), {
-          while: (error) => error._tag === "Busy",
-          schedule: Schedule.spaced("2 millis").pipe(Schedule.jittered, Schedule.upTo({ duration: wait }))
-        })
-      ),
-      Effect.catchTag("Busy", (busy) =>
-        Effect.fail(
-          new MemoryWriteError({
-            file: lockName,
-            reason: `the memory root is busy: ${busy.holder} has held its lock for over ${Duration.format(wait)}; if no writer is running, delete ${lockFile}`
-          })
+  /** Takes the lock for `token`, waiting while its holder may be alive, up to `wait`. */
+  const acquire = Effect.fnUntraced(function* (token: string) {
+    yield* ensureRoot
+    const start = yield* Clock.currentTimeMillis
+    let seen: { readonly snapshot: string; readonly since: number } | undefined
+    let pause = 2
+    while (true) {
+      const now = yield* Clock.currentTimeMillis
+      if (yield* create(token, now)) return
+      const lock = yield* look
+      if (lock === undefined) continue
+      if (seen?.snapshot !== lock.snapshot) seen = { snapshot: lock.snapshot, since: now }
+      const unchanged = now - seen.since
+      const holder = lock.holder
+      const gone =
+        holder === undefined
+          ? unchanged >= unfilledGrace
+          : unchanged >= lease || (holder.host === self.host && !(yield* platform.isAlive(holder.pid)))
+      if (gone) {
+        const who = holder === undefined ? "(no owner in it)" : lock.content
+        yield* takeAway(lock.snapshot, who, token).pipe(Effect.catch(() => Effect.void))
+        seen = undefined
+        continue
+      }
+      const waited = now - start
+      if (waited >= wait) {
+        return yield* storageError(
+          new Busy(holder === undefined ? { lock: lockFile, waited } : { lock: lockFile, holder, waited })
         )
-      ),
-      Effect.catchTag("PlatformError", (error) => Effect.fail(failure(lockName, "take the lock")(error)))
-    )
+      }
+      yield* Effect.sleep(Math.min(pause, wait - waited) + (yield* Random.nextIntBetween(0, pause)))
+      pause = Math.min(pause * 2, 100)
+    }
+  })
+
+  /** The lock's token now, if it holds one. */
+  const tokenNow = orMissing(fs.readFileString(lockFile)).pipe(
+    Effect.map((content) => (content === undefined ? undefined : Option.getOrUndefined(decodeContent(content))?.token))
+  )
 
   /** Removes the lock if it is still the one `token` took; `held` says whether it should be (else it is quiet). */
   const release = (token: string, held: boolean) =>
-    orMissing(fs.readFileString(lockFile)).pipe(
-      Effect.flatMap((content) =>
-        content !== undefined && Option.getOrUndefined(decodeOwner(content))?.token === token
+    tokenNow.pipe(
+      Effect.flatMap((now) =>
+        now === token
           ? fs.remove(lockFile)
           : held
             ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
@@ -126,17 +189,65 @@ export const make = Effect.fnUntraced(function* (root: string, options: Options 
       Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
     )
 
-  /** Waiting for the lock can be interrupted (a lock taken just then is given back); `self` runs as given. */
-  const withLock = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  /** Touches the lock's time every third of the lease while it is `token`'s. */
+  const renew = (token: string) =>
+    Effect.gen(function* () {
+      while (true) {
+        yield* Effect.sleep(lease / 3)
+        if ((yield* tokenNow) !== token) return
+        const now = new Date(yield* Clock.currentTimeMillis)
+        yield* fs.utimes(lockFile, now, now)
+      }
+    }).pipe(Effect.ignore)
+
+  const heldFor = (token: string): Effect.Effect<Held> =>
+    Effect.gen(function* () {
+      const info = yield* Effect.option(fs.lstat(lockFile))
+      const takenAt = Option.match(
+        Option.flatMap(info, (info) => info.mtime),
+        {
+          onNone: () => 0,
+          onSome: (date) => date.getTime()
+        }
+      )
+      const check = tokenNow.pipe(
+        Effect.catch(() => Effect.succeed(undefined)),
+        Effect.flatMap((now) =>
+          now === token
+            ? Effect.void
+            : Effect.flatMap(
+                Effect.catch(look, () => Effect.succeed(undefined)),
+                (lock) =>
+                  Effect.fail(
+                    storageError(
+                      new Busy(
+                        lock?.holder === undefined
+                          ? { lock: lockFile, waited: 0 }
+                          : { lock: lockFile, holder: lock.holder, waited: 0 }
+                      )
+                    )
+                  )
+              )
+        )
+      )
+      return { check, takenAt }
+    })
+
+  /** Waiting for the lock can be interrupted (a lock taken just then is given back); `body` runs as given. */
+  const hold = <A, E, R>(body: (held: Held) => Effect.Effect<A, E, R>) =>
     semaphore.withPermit(
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           const token = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
           yield* restore(acquire(token)).pipe(Effect.onInterrupt(() => release(token, false)))
-          return yield* restore(self).pipe(Effect.ensuring(release(token, true)))
+          const renewing = yield* Effect.forkChild(renew(token))
+          const held = yield* heldFor(token)
+          return yield* restore(body(held)).pipe(
+            Effect.ensuring(Effect.andThen(Fiber.interrupt(renewing), release(token, true)))
+          )
         })
       )
     )
 
-  return { withLock } satisfies RootLock
+  return { hold, lease } satisfies RootLock
 })

@@ -1,0 +1,85 @@
+/**
+ * The review's state (SPEC 4): a cursor per key, the failure records per key and the last review per agent, kept by
+ * the storage port (`MemoryRoot.readState` / `updateState`, `reviewed.json` in a memory folder) under the root's one
+ * writer. A last review's reason is masked for secrets before it is kept.
+ */
+import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
+import { Context, Effect, Layer } from "effect"
+import { type LastReview, MemoryRoot, type ReviewStateDocument } from "./MemoryRoot.ts"
+
+const lookup = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined
+
+const without = <A>(record: Readonly<Record<string, A>>, key: string): Record<string, A> =>
+  Object.fromEntries(Object.entries(record).filter(([k]) => k !== key))
+
+const make = Effect.gen(function* () {
+  const root = yield* MemoryRoot
+  const read = <A>(pick: (state: ReviewStateDocument) => A) => Effect.map(root.readState, pick)
+
+  const setCursor = (key: string, seq: number) =>
+    Number.isFinite(seq)
+      ? root.updateState((state) => {
+          const old = lookup(state.cursors, key)
+          return old !== undefined && seq <= old ? state : { ...state, cursors: { ...state.cursors, [key]: seq } }
+        })
+      : Effect.fail(
+          new StorageError({
+            reason: new WriteFailed({
+              file: "reviewed.json",
+              detail: `the cursor of ${key} must be a number, not ${seq}`
+            })
+          })
+        )
+
+  const setFailure = (key: string, record: Backoff.FailureRecord | undefined) =>
+    root.updateState((state) =>
+      record === undefined
+        ? lookup(state.failures, key) === undefined
+          ? state
+          : { ...state, failures: without(state.failures, key) }
+        : { ...state, failures: { ...state.failures, [key]: record } }
+    )
+
+  const setLastReview = (agentId: string, review: LastReview) => {
+    const kept: LastReview = { ...review, reason: review.reason === null ? null : Secret.redact(review.reason) }
+    return root.updateState((state) => ({ ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }))
+  }
+
+  return ReviewState.of({
+    cursor: (key) => read((state) => lookup(state.cursors, key)),
+    setCursor,
+    failure: (key) => read((state) => lookup(state.failures, key)),
+    setFailure,
+    lastReview: (agentId) => read((state) => lookup(state.lastReviews, agentId) ?? null),
+    setLastReview,
+    snapshot: root.readState
+  })
+})
+
+/** The review state of one memory root. */
+export class ReviewState extends Context.Service<
+  ReviewState,
+  {
+    /** The cursor of `key`: the `seq` of the last line the review has dealt with; `undefined` before any review. */
+    readonly cursor: (key: string) => Effect.Effect<number | undefined, StorageError>
+    /** Moves the cursor of `key` forward to `seq`; a smaller or equal `seq` is ignored. */
+    readonly setCursor: (key: string, seq: number) => Effect.Effect<void, StorageError>
+    /** The failure record of `key`, if any. */
+    readonly failure: (key: string) => Effect.Effect<Backoff.FailureRecord | undefined, StorageError>
+    /** Sets the failure record of `key`, or clears it with `undefined`. */
+    readonly setFailure: (key: string, record: Backoff.FailureRecord | undefined) => Effect.Effect<void, StorageError>
+    /** How the agent's latest review ended; `null` before any review. */
+    readonly lastReview: (agentId: string) => Effect.Effect<LastReview | null, StorageError>
+    /** Records how the agent's latest review ended, its reason's secrets masked. */
+    readonly setLastReview: (agentId: string, review: LastReview) => Effect.Effect<void, StorageError>
+    /** The whole state, for a person's view (the CLI, a panel). */
+    readonly snapshot: Effect.Effect<ReviewStateDocument, StorageError>
+  }
+>()("@mneme/review/ReviewState") {
+  /** The review state over the memory root's storage port. */
+  static readonly layer: Layer.Layer<ReviewState, never, MemoryRoot> = Layer.effect(ReviewState, make)
+}
+
+/** The review state over the memory root's storage port. */
+export const layer = ReviewState.layer

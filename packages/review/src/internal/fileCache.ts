@@ -1,0 +1,57 @@
+/**
+ * Parsed memory files kept per root while they are unchanged, keyed by what a stat gives (size, change time, inode),
+ * so an unchanged scope loads without reading or parsing its files again.
+ *
+ * A stamp is trusted only once the file's change time is safely older than when the file was read (as git guards its
+ * "racy" files): a file changed again within the same tick of the file system's clock keeps its size and time, so an
+ * entry read so soon after its change is read again next time (and parsed again only when its text differs). The
+ * cache holds at most `limit` files, dropping the least recently used.
+ */
+import type { MemoryFile } from "@mneme/core"
+import type { Stamp } from "./paths.ts"
+
+/** A file as read: its stamp then, when it was read (epoch ms), its text, parsed, and its size in characters. */
+export interface Entry extends Stamp {
+  readonly readAt: number
+  readonly text: string
+  readonly parsed: MemoryFile.Parsed
+  readonly chars: number
+}
+
+/** How much older than its reading a file's change time must be for its stamp to be trusted. */
+export const racyWindow = 2_000
+
+/** A cache of parsed files by absolute path. */
+export interface FileCache {
+  /** The entry of `absolute` when `stamp` says it is unchanged and can be trusted. */
+  readonly fresh: (absolute: string, stamp: Stamp) => Entry | undefined
+  /** The entry of `absolute`, trusted or not (a text read again and found the same is not parsed again). */
+  readonly last: (absolute: string) => Entry | undefined
+  readonly set: (absolute: string, entry: Entry) => void
+  readonly drop: (absolute: string) => void
+}
+
+const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtime === b.mtime && a.ino === b.ino
+
+/** An empty cache of at most `limit` files. */
+export const make = (limit = 4_096): FileCache => {
+  const entries = new Map<string, Entry>()
+  return {
+    fresh: (absolute, stamp) => {
+      const entry = entries.get(absolute)
+      if (entry === undefined || !sameStamp(entry, stamp) || stamp.mtime > entry.readAt - racyWindow) return undefined
+      entries.delete(absolute)
+      entries.set(absolute, entry)
+      return entry
+    },
+    last: (absolute) => entries.get(absolute),
+    set: (absolute, entry) => {
+      entries.delete(absolute)
+      entries.set(absolute, entry)
+      if (entries.size > limit) entries.delete(entries.keys().next().value!)
+    },
+    drop: (absolute) => {
+      entries.delete(absolute)
+    }
+  }
+}
