@@ -1,17 +1,20 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Text } from "@mneme/core"
-import { Cursors, MemoryStore } from "@mneme/review"
-import { Effect, FileSystem, Layer, Path, type Scope } from "effect"
+import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
+import { MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
+import { Effect, FileSystem, Layer, Path, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { execFile } from "node:child_process"
+import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { failingServices, listing, tempRoot, warnings } from "./fixtures/kit.ts"
+import { rootLayer, storeLayer } from "./fixtures/store.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
-const own = { kind: "agent", agentId: "ada" } as const
-const team = { kind: "team" } as const
+const own = Scopes.own("ada")
+const team = Scopes.team
 const noon = Date.UTC(2026, 10, 6, 12)
 const testSettings: Partial<MemoryConfig.Settings> = { timeZone: "UTC" }
 
@@ -22,8 +25,7 @@ const at = <A, E, R>(
   settings: Partial<MemoryConfig.Settings> = {}
 ) =>
   MemoryStore.MemoryStore.use(body).pipe(
-    Effect.provide(MemoryStore.layer({ root })),
-    Effect.provide(MemoryConfig.layer({ ...testSettings, ...settings }))
+    Effect.provide(storeLayer(root, { settings: { ...testSettings, ...settings } }))
   )
 
 const read = (root: string, file: string) =>
@@ -32,6 +34,9 @@ const read = (root: string, file: string) =>
     const path = yield* Path.Path
     return yield* fs.readFileString(path.join(root, file))
   })
+
+const exists = (root: string, file: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.exists(`${root}/${file}`))
 
 const write = (root: string, file: string, content: string | Uint8Array) =>
   Effect.gen(function* () {
@@ -46,30 +51,37 @@ const write = (root: string, file: string, content: string | Uint8Array) =>
 const entryTexts = (view: MemoryStore.ScopeView) =>
   view.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text))
 
+/** A journal line without its id (checked to be there), to compare the rest. */
+const withoutId = ({ id, ...line }: MemoryRoot.JournalLine) => {
+  assert.isString(id)
+  return line
+}
+
+/** Bytes that are not valid UTF-8. */
+const notText = new Uint8Array([0x23, 0x20, 0x4d, 0x0a, 0x2d, 0x20, 0xc3, 0x28, 0x0a])
+
 /** A test on the real file system, with the test clock at noon UTC on 2026-11-06. */
 const test = <A, E>(name: string, body: () => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path | Scope.Scope>) =>
   it.effect(name, () => TestClock.setTime(noon).pipe(Effect.andThen(body), Effect.provide(NodeServices.layer)))
 
 describe("scopes and paths", () => {
-  test("an agent id that is not a safe name becomes 32 hex digits of its SHA-256, and stays in the root", () =>
+  test("an agent id that is not a safe name gets a slug and a hash for its folder, and stays in the root", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const ids = ["../x", "/etc/passwd", "a\u0000b", "x".repeat(129), "", "ünï", "a/b", ".."]
+      const ids = ["../x", "/etc/passwd", "a\u0000b", "x".repeat(129), "Ada Lovelace", "ünï", "a/b", ".."]
       for (const agentId of ids) {
         yield* at(root, (store) =>
-          store.add({ scope: { kind: "agent", agentId }, text: `fact of ${agentId.length}`, actor: "t" })
+          store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
         )
       }
       const files = (yield* listing(root)).filter((name) => name.endsWith("MEMORY.md"))
       assert.strictEqual(files.length, ids.length)
-      for (const file of files) assert.match(file, /^agents\/[0-9a-f]{32}\/MEMORY\.md$/)
-      yield* at(root, (store) =>
-        store.add({ scope: { kind: "agent", agentId: "Ada_01-x" }, text: "kept by name", actor: "t" })
-      )
+      for (const file of files) assert.match(file, /^agents\/([a-z0-9-]{1,40}-)?[0-9a-f]{12}\/MEMORY\.md$/)
+      const hash = createHash("sha256").update("Ada Lovelace", "utf8").digest("hex").slice(0, 12)
+      assert.include(files, `agents/ada-lovelace-${hash}/MEMORY.md`)
+      yield* at(root, (store) => store.add({ scope: Scopes.own("Ada_01-x"), text: "kept by name", actor: "t" }))
       assert.include(yield* listing(root), "agents/Ada_01-x/MEMORY.md")
-      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load({ kind: "agent", agentId: "../x" }))), [
-        "fact of 4"
-      ])
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("../x")))), ["fact of 4"])
     }))
 
   test("loading a scope gives MEMORY.md first (empty when missing), then its topics by name", () =>
@@ -78,10 +90,20 @@ describe("scopes and paths", () => {
       const empty = yield* at(root, (store) => store.load(own))
       assert.deepStrictEqual(empty, {
         scope: own,
+        dir: "agents/ada",
         files: [
-          { topic: undefined, file: "agents/ada/MEMORY.md", parsed: { lines: [], entries: [], links: [] }, size: 0 }
-        ]
+          {
+            topic: undefined,
+            file: "agents/ada/MEMORY.md",
+            exists: false,
+            parsed: { lines: [], entries: [], links: [] },
+            size: 0
+          }
+        ],
+        unreadable: [],
+        unlinked: []
       })
+      yield* write(root, "agents/ada/MEMORY.md", "# Memory\n\n## Index\n- [[art]]\n- [[zoo]]\n")
       yield* write(root, "agents/ada/zoo.md", "# zoo\n- zebras\n")
       yield* write(root, "agents/ada/art.md", "# art\n- the user paints 🎨\n")
       yield* write(root, "agents/ada/Not A Topic.md", "- ignored\n")
@@ -89,14 +111,15 @@ describe("scopes and paths", () => {
       yield* write(root, "agents/ada/sub/inner.md", "- ignored\n")
       const loaded = yield* at(root, (store) => store.load(own))
       assert.deepStrictEqual(
-        loaded.files.map((file) => [file.topic, file.file, file.size]),
+        loaded.files.map((file) => [file.topic, file.file, file.size, file.exists]),
         [
-          [undefined, "agents/ada/MEMORY.md", 0],
-          ["art", "agents/ada/art.md", Text.length("# art\n- the user paints 🎨\n")],
-          ["zoo", "agents/ada/zoo.md", 15]
+          [undefined, "agents/ada/MEMORY.md", Text.length("# Memory\n\n## Index\n- [[art]]\n- [[zoo]]\n"), true],
+          ["art", "agents/ada/art.md", Text.length("# art\n- the user paints 🎨\n"), true],
+          ["zoo", "agents/ada/zoo.md", 15, true]
         ]
       )
       assert.deepStrictEqual(entryTexts(loaded), ["the user paints 🎨", "zebras"])
+      assert.deepStrictEqual(loaded.unlinked, [])
     }))
 
   test("reading a root that does not exist yet creates nothing; the first write creates it", () =>
@@ -106,9 +129,13 @@ describe("scopes and paths", () => {
       const root = path.join(yield* tempRoot, "memory")
       assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), [])
       assert.deepStrictEqual(yield* at(root, (store) => store.journal()), [])
+      assert.deepStrictEqual(yield* at(root, (store) => store.agents), [])
       assert.isFalse(yield* fs.exists(root))
       yield* at(root, (store) => store.add({ scope: team, text: "first", actor: "t" }))
-      assert.deepStrictEqual(yield* listing(root), ["journal.jsonl", "team", "team/MEMORY.md"])
+      assert.deepStrictEqual(
+        (yield* listing(root)).filter((name) => !name.startsWith(".")),
+        ["journal.jsonl", "team", "team/MEMORY.md"]
+      )
     }))
 })
 
@@ -134,12 +161,12 @@ describe("add", () => {
         scope: own,
         topic: undefined,
         file: "agents/ada/MEMORY.md",
-        message: `added to agents/ada/MEMORY.md (now ${Text.length(content)} of 4000 characters): "The user likes tea"`,
+        message: `added to agents/ada/MEMORY.md (now ${Text.length(content)} of 4,000 characters): "The user likes tea"`,
         after: line
       })
-      assert.deepStrictEqual(yield* at(root, (store) => store.journal()), [
+      assert.deepStrictEqual((yield* at(root, (store) => store.journal())).map(withoutId), [
         {
-          version: 1,
+          version: 2,
           time: noon,
           op: "add",
           scope: "agents/ada",
@@ -161,14 +188,21 @@ describe("add", () => {
       })
       yield* at(root, (store) => store.add({ scope: own, text: "given", meta: [["added", "2020-01-02"]], actor: "t" }))
       const logged = warnings()
-      yield* at(root, (store) => store.add({ scope: own, text: "nowhere", actor: "t" }), {
-        timeZone: "Mars/Olympus"
-      }).pipe(Effect.provide(logged.layer))
+      yield* at(
+        root,
+        (store) =>
+          Effect.all([
+            store.add({ scope: own, text: "nowhere", actor: "t" }),
+            store.add({ scope: own, text: "again", actor: "t" })
+          ]),
+        { timeZone: "Mars/Olympus" }
+      ).pipe(Effect.provide(logged.layer))
       const lines = (yield* at(root, (store) => store.load(own))).files[0]!.parsed.entries.map((e) => e.meta)
       assert.deepStrictEqual(lines, [
         [["added", "2026-11-07"]],
         [["added", "2026-11-06"]],
         [["added", "2020-01-02"]],
+        [["added", "2026-11-06"]],
         [["added", "2026-11-06"]]
       ])
       assert.deepStrictEqual(logged.lines, ['mneme: unknown time zone "Mars/Olympus"; dates are written in UTC'])
@@ -216,7 +250,7 @@ describe("add", () => {
       assert.strictEqual(outcome.file, "agents/ada/travel-plans.md")
       assert.strictEqual(
         outcome.message,
-        'added to agents/ada/travel-plans.md (now 51 of 16000 characters): "Goes to Oslo"; the new topic "travel-plans" is linked from agents/ada/MEMORY.md'
+        'added to agents/ada/travel-plans.md (now 51 of 16,000 characters): "Goes to Oslo"; the new topic "travel-plans" is linked from agents/ada/MEMORY.md'
       )
       const journal = yield* at(root, (store) => store.journal({ limit: 2 }))
       assert.deepStrictEqual(
@@ -271,42 +305,66 @@ describe("add", () => {
       assert.isTrue(more.changed)
     }))
 
-  test("a topic name that is not one is BadTopic, for every operation, and nothing is written", () =>
+  test("a topic name that is not one (a path, a device name, a secret) is BadTopic for every operation; nothing is written", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      for (const topic of ["../x", "/etc/passwd", "a\u0000b", "memory", "", "a.b", "x".repeat(49), "..\\x"]) {
+      yield* at(root, (store) => store.add({ scope: own, text: "fact", actor: "t" }))
+      const before = yield* listing(root)
+      const memory = yield* read(root, "agents/ada/MEMORY.md")
+      const topics = [
+        "../x",
+        "/etc/passwd",
+        "a\u0000b",
+        "memory",
+        "",
+        "a.b",
+        "x".repeat(49),
+        "..\\x",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "con",
+        "lpt1",
+        "NUL.txt"
+      ]
+      for (const topic of topics) {
         const errors = yield* at(root, (store) =>
           Effect.all([
-            Effect.flip(store.add({ scope: own, topic, text: "fact", actor: "t" })),
+            Effect.flip(store.add({ scope: own, topic, text: "the user likes tea", actor: "t" })),
             Effect.flip(store.replace({ scope: own, topic, match: "fact", text: "other", actor: "t" })),
             Effect.flip(store.remove({ scope: own, topic, match: "fact", actor: "t" }))
           ])
         )
         for (const error of errors) {
           assert.strictEqual(error._tag, "BadTopic")
-          assert.strictEqual(
+          assert.match(
             error.message,
-            `${JSON.stringify(topic)} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory"`
+            /^".*" is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret$/
           )
+          assert.notInclude(error.message, "abcdefghijklmnop")
         }
       }
-      assert.deepStrictEqual(yield* listing(root), [])
+      assert.deepStrictEqual(yield* listing(root), before)
+      assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
     }))
 
-  test("an entry memory cannot keep is Denied with its problem, and nothing is written", () =>
+  test("an entry memory cannot keep is Denied with its reason, and nothing is written", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
       yield* at(root, (store) => store.add({ scope: own, text: "keep me", actor: "t" }))
       const memory = yield* read(root, "agents/ada/MEMORY.md")
       const cases = [
-        ["x".repeat(301), "memory cannot keep this entry: the entry is 301 characters, over the limit of 300"],
-        ["  - [added: 2026-01-01]", "memory cannot keep this entry: the entry is empty"],
+        [
+          "x".repeat(301),
+          "TooLong",
+          "memory cannot keep this entry: the entry is 301 characters, over the limit of 300"
+        ],
+        ["  - [added: 2026-01-01]", "EmptyEntry", "memory cannot keep this entry: the entry is empty"],
         [
           "the key is sk-proj-4fT9aQ2mZx7LbV1nR8sK3wYc6JdP0hGe",
-          "memory cannot keep this entry: the entry looks like a secret (a key, password or ID number), which memory never keeps"
+          "SecretEntry",
+          "memory cannot keep this entry: it looks like a secret (a key, password or ID number), which memory never keeps"
         ]
       ] as const
-      for (const [text, message] of cases) {
+      for (const [text, reason, message] of cases) {
         const errors = yield* at(root, (store) =>
           Effect.all([
             Effect.flip(store.add({ scope: own, text, actor: "t" })),
@@ -315,18 +373,17 @@ describe("add", () => {
         )
         for (const error of errors) {
           assert.strictEqual(error._tag, "Denied")
+          assert.strictEqual(error._tag === "Denied" ? error.reason._tag : "", reason)
           assert.strictEqual(error.message, message)
         }
       }
       const hostSecret = yield* at(
         root,
         (store) => Effect.flip(store.add({ scope: own, text: "codename bluebird", actor: "t" })),
-        {
-          isSecret: (text) => text.includes("bluebird")
-        }
+        { isSecret: (text) => text.includes("bluebird") }
       )
       assert.strictEqual(hostSecret._tag, "Denied")
-      assert.strictEqual(hostSecret.message, cases[2][1])
+      assert.strictEqual(hostSecret.message, cases[2][2])
       assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
       assert.strictEqual((yield* at(root, (store) => store.journal())).length, 1)
     }))
@@ -372,13 +429,15 @@ describe("add", () => {
       const topic = yield* at(
         root,
         (store) => Effect.flip(store.add({ scope: own, topic: "t", text: "x".repeat(60), actor: "t" })),
-        {
-          topicMax: 50
-        }
+        { topicMax: 50 }
       )
       assert.strictEqual(topic._tag, "MemoryFull")
-      assert.include(topic.message, "agents/ada/t.md would hold ")
-      assert.isFalse(yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.exists(`${root}/agents/ada/t.md`)))
+      const topicSize = Text.length(`# t\n\n- ${"x".repeat(60)} [added: 2026-11-06]\n`)
+      assert.strictEqual(
+        topic.message,
+        `agents/ada/t.md would hold ${topicSize} of its 50 characters (${Math.round((topicSize / 50) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+      )
+      assert.isFalse(yield* exists(root, "agents/ada/t.md"))
     }))
 
   test("a topic whose index link would overfill MEMORY.md is not created", () =>
@@ -389,13 +448,18 @@ describe("add", () => {
       const error = yield* at(
         root,
         (store) => Effect.flip(store.add({ scope: own, topic: "more", text: "details", actor: "t" })),
-        {
-          memoryMax: Text.length(memory) + 5
-        }
+        { memoryMax: Text.length(memory) + 5 }
       )
+      const size = Text.length(memory) + Text.length("- [[more]]\n")
       assert.strictEqual(error._tag, "MemoryFull")
-      assert.include(error.message, "agents/ada/MEMORY.md would hold ")
-      assert.deepStrictEqual(yield* listing(root), ["agents", "agents/ada", "agents/ada/MEMORY.md", "journal.jsonl"])
+      assert.strictEqual(
+        error.message,
+        `agents/ada/MEMORY.md would hold ${size} of its ${Text.length(memory) + 5} characters (${Math.round((size / (Text.length(memory) + 5)) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+      )
+      assert.deepStrictEqual(
+        (yield* listing(root)).filter((name) => !name.startsWith(".")),
+        ["agents", "agents/ada", "agents/ada/MEMORY.md", "journal.jsonl"]
+      )
     }))
 
   test("a MEMORY.md far past its size still loads, may shrink or keep its size, but does not grow", () =>
@@ -406,12 +470,10 @@ describe("add", () => {
       const loaded = yield* at(root, (store) => store.load(team))
       assert.strictEqual(loaded.files[0]!.parsed.entries.length, 3000)
       assert.isAbove(loaded.files[0]!.size, 100_000)
+      const overFull = /^team\/MEMORY\.md would hold [\d,]+ of its 4,000 characters \(\d{4}%\): remove or shorten/
       const grow = yield* at(root, (store) => Effect.flip(store.add({ scope: team, text: "one more", actor: "t" })))
       assert.strictEqual(grow._tag, "MemoryFull")
-      assert.match(
-        grow.message,
-        /^team\/MEMORY\.md would hold \d+ of its 4000 characters \(\d{4}%\): remove or shorten/
-      )
+      assert.match(grow.message, overFull)
       const longer = yield* at(root, (store) =>
         Effect.flip(
           store.replace({
@@ -423,10 +485,7 @@ describe("add", () => {
         )
       )
       assert.strictEqual(longer._tag, "MemoryFull")
-      assert.match(
-        longer.message,
-        /^team\/MEMORY\.md would hold \d+ of its 4000 characters \(\d{4}%\): remove or shorten/
-      )
+      assert.match(longer.message, overFull)
       const same = yield* at(root, (store) =>
         store.replace({
           scope: team,
@@ -456,6 +515,82 @@ describe("add", () => {
     }))
 })
 
+describe("the settings are read when the layer is built (issue 8 item 5)", () => {
+  /** A store whose settings are provided to its layer only (provide, not provideMerge), run without any other. */
+  const provided = <A, E>(
+    root: string,
+    settings: Partial<MemoryConfig.Settings>,
+    body: (store: Store) => Effect.Effect<A, E>
+  ) =>
+    MemoryStore.MemoryStore.use(body).pipe(
+      Effect.provide(
+        MemoryStore.layer.pipe(
+          Layer.provide(rootLayer(root)),
+          Layer.provide(MemoryConfig.layer({ timeZone: "UTC", ...settings }))
+        )
+      )
+    )
+
+  test("entryMax: a 50-character entry is refused under entryMax 20", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const error = yield* provided(root, { entryMax: 20 }, (store) =>
+        Effect.flip(store.add({ scope: own, text: "x".repeat(50), actor: "t" }))
+      )
+      assert.strictEqual(error._tag, "Denied")
+      assert.strictEqual(
+        error.message,
+        "memory cannot keep this entry: the entry is 50 characters, over the limit of 20"
+      )
+      assert.deepStrictEqual(yield* listing(root), [])
+    }))
+
+  test("memoryMax: an add past memoryMax 40 is MemoryFull", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const error = yield* provided(root, { memoryMax: 40 }, (store) =>
+        Effect.flip(store.add({ scope: own, text: "a fact that takes MEMORY.md past forty", actor: "t" }))
+      )
+      assert.strictEqual(error._tag, "MemoryFull")
+      assert.strictEqual(
+        error.message,
+        "agents/ada/MEMORY.md would hold 81 of its 40 characters (203%): remove or shorten entries, or move details into a topic, to make room"
+      )
+      assert.isFalse(yield* exists(root, "agents/ada/MEMORY.md"))
+    }))
+
+  test("topicMax: an add past topicMax 20 is MemoryFull", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const error = yield* provided(root, { topicMax: 20 }, (store) =>
+        Effect.flip(store.add({ scope: own, topic: "t", text: "a fact past a small topic", actor: "t" }))
+      )
+      assert.strictEqual(error._tag, "MemoryFull")
+      assert.strictEqual(
+        error.message,
+        "agents/ada/t.md would hold 53 of its 20 characters (265%): remove or shorten entries, or move details into a topic, to make room"
+      )
+      assert.isFalse(yield* exists(root, "agents/ada/t.md"))
+    }))
+
+  test("topicsMax: a second topic under topicsMax 1 is TooManyTopics", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const error = yield* provided(root, { topicsMax: 1 }, (store) =>
+        Effect.gen(function* () {
+          yield* store.add({ scope: own, topic: "a", text: "about a", actor: "t" })
+          return yield* Effect.flip(store.add({ scope: own, topic: "b", text: "about b", actor: "t" }))
+        })
+      )
+      assert.strictEqual(error._tag, "TooManyTopics")
+      assert.strictEqual(
+        error.message,
+        "agents/ada already has 1 topics: add to an existing topic, or remove one first"
+      )
+      assert.isFalse(yield* exists(root, "agents/ada/b.md"))
+    }))
+})
+
 describe("replace and remove", () => {
   const seed = (root: string) =>
     at(root, (store) =>
@@ -482,8 +617,9 @@ describe("replace and remove", () => {
       const outcome = yield* at(root, (store) =>
         store.replace({ scope: own, match: "coffee", text: "The user drinks coffee at 10", actor: "cli" })
       )
+      const content = yield* read(root, "agents/ada/MEMORY.md")
       assert.strictEqual(
-        yield* read(root, "agents/ada/MEMORY.md"),
+        content,
         [
           "# Memory",
           "",
@@ -499,13 +635,13 @@ describe("replace and remove", () => {
       assert.strictEqual(outcome.changed, true)
       assert.strictEqual(outcome.before, "- The user drinks coffee at 9 [source: c #1; added: 2026-01-01]")
       assert.strictEqual(outcome.after, "- The user drinks coffee at 10 [source: c #1; added: 2026-01-01]")
-      assert.match(
+      assert.strictEqual(
         outcome.message,
-        /^replaced in agents\/ada\/MEMORY\.md \(now \d+ of 4000 characters\): "The user drinks coffee at 9" is now "The user drinks coffee at 10"$/
+        `replaced in agents/ada/MEMORY.md (now ${Text.length(content)} of 4,000 characters): "The user drinks coffee at 9" is now "The user drinks coffee at 10"`
       )
       const [line] = yield* at(root, (store) => store.journal({ limit: 1 }))
-      assert.deepStrictEqual(line, {
-        version: 1,
+      assert.deepStrictEqual(withoutId(line!), {
+        version: 2,
         time: noon,
         op: "replace",
         scope: "agents/ada",
@@ -561,8 +697,38 @@ describe("replace and remove", () => {
       const size = Text.length(yield* read(root, "agents/ada/MEMORY.md"))
       assert.strictEqual(
         quoted.message,
-        `removed from agents/ada/MEMORY.md: "The user likes black tea" (now ${size} of 4000 characters)`
+        `removed from agents/ada/MEMORY.md: "The user likes black tea" (now ${size} of 4,000 characters)`
       )
+    }))
+
+  test("with exact, replace and remove change only the entry with exactly that text (issue 8 item 1)", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.forEach(["Likes tea", "Likes tea with milk"], (text) => store.add({ scope: own, text, actor: "t" }), {
+          discard: true
+        })
+      )
+      const removed = yield* at(root, (store) =>
+        store.remove({ scope: own, match: "Likes tea", exact: true, actor: "t" })
+      )
+      assert.strictEqual(removed.before, "- Likes tea [added: 2026-11-06]")
+      const memory = yield* read(root, "agents/ada/MEMORY.md")
+      const errors = yield* at(root, (store) =>
+        Effect.all([
+          Effect.flip(store.remove({ scope: own, match: "Likes tea", exact: true, actor: "t" })),
+          Effect.flip(
+            store.replace({ scope: own, match: "Likes tea", exact: true, text: "The user prefers coffee", actor: "t" })
+          )
+        ])
+      )
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "NoMatch")
+        assert.strictEqual(error.message, 'no entry in agents/ada/MEMORY.md holds "Likes tea"')
+      }
+      assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
+      assert.include(memory, "- Likes tea with milk [added: 2026-11-06]")
+      assert.strictEqual((yield* at(root, (store) => store.journal())).length, 3)
     }))
 
   test("NoMatch lists at most eight candidates", () =>
@@ -572,9 +738,7 @@ describe("replace and remove", () => {
         Effect.forEach(
           Array.from({ length: 11 }, (_, i) => i),
           (i) => store.add({ scope: team, text: `note ${i}`, actor: "t" }),
-          {
-            discard: true
-          }
+          { discard: true }
         )
       )
       const error = yield* at(root, (store) => Effect.flip(store.remove({ scope: team, match: "note", actor: "t" })))
@@ -620,7 +784,7 @@ describe("replace and remove", () => {
         ]
       )
       yield* at(root, (store) => store.remove({ scope: own, topic: "books", match: "Tolstoy", actor: "t" }))
-      assert.strictEqual(yield* read(root, "agents/ada/books.md"), "# books\n\n\nA note a person wrote.\n")
+      assert.strictEqual(yield* read(root, "agents/ada/books.md"), "# books\n\nA note a person wrote.\n")
       assert.include(yield* read(root, "agents/ada/MEMORY.md"), "- [[books]]")
     }))
 
@@ -634,8 +798,208 @@ describe("replace and remove", () => {
       assert.strictEqual(yield* read(root, "team/loose.md"), "- first loose fact\n- second [added: 2026-11-06]\n")
       yield* at(root, (store) => store.remove({ scope: team, topic: "loose", match: "first loose fact", actor: "t" }))
       yield* at(root, (store) => store.remove({ scope: team, topic: "loose", match: "second", actor: "t" }))
-      assert.deepStrictEqual(yield* listing(root), ["journal.jsonl", "team", "team/MEMORY.md"])
+      assert.deepStrictEqual(
+        (yield* listing(root)).filter((name) => !name.startsWith(".")),
+        ["journal.jsonl", "team", "team/MEMORY.md"]
+      )
       assert.strictEqual(yield* read(root, "team/MEMORY.md"), "# Memory\n\n## Index\n")
+    }))
+
+  test("property: any adds to MEMORY.md and topics, then removing them all, give back the files byte for byte (issue 8 item 9)", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const start = {
+        "agents/ada/MEMORY.md": "# Memory\n\nA note kept by hand.\n\n\n## Index\n- [[old]]\n",
+        "agents/ada/old.md": "# old\n\n- an old fact\n"
+      }
+      for (const [file, text] of Object.entries(start)) yield* write(root, file, text)
+      const cycle = (adds: ReadonlyArray<string | undefined>, reverse: boolean) =>
+        at(root, (store) =>
+          Effect.gen(function* () {
+            const changes = adds.map((topic, i) => ({ topic, text: `fact number ${i}` }))
+            for (const { topic, text } of changes) yield* store.add({ scope: own, topic, text, actor: "t" })
+            for (const { topic, text } of reverse ? changes.toReversed() : changes) {
+              yield* store.remove({ scope: own, topic, match: text, exact: true, actor: "t" })
+            }
+            for (const [file, text] of Object.entries(start)) assert.strictEqual(yield* read(root, file), text)
+            const files = (yield* listing(root)).filter((name) => name.startsWith("agents/ada/"))
+            assert.deepStrictEqual(files, Object.keys(start))
+          })
+        )
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.constantFrom(undefined, "old", "pets", "work"), { minLength: 1, maxLength: 8 }),
+            fc.boolean(),
+            (adds, reverse) => Effect.runPromise(cycle(adds, reverse).pipe(Effect.provide(NodeServices.layer)))
+          ),
+          { numRuns: 25 }
+        )
+      )
+    }))
+})
+
+describe("a batch (apply)", () => {
+  test("plans every change against the files read once; each file is written once and the journal appended once", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) => store.add({ scope: own, text: "Likes tea", actor: "t" }))
+      const results = yield* at(root, (store) =>
+        store.apply([
+          { op: "add", scope: own, text: "Lives in Oslo", actor: "review", auto: true },
+          { op: "add", scope: own, topic: "pets", text: "Has a cat", actor: "review", auto: true },
+          {
+            op: "replace",
+            scope: own,
+            match: "Likes tea",
+            exact: true,
+            text: "Likes green tea",
+            actor: "review",
+            auto: true
+          },
+          { op: "add", scope: team, text: "The team ships on Thursdays", actor: "review", auto: true },
+          { op: "remove", scope: own, match: "gone", actor: "review", auto: true },
+          { op: "add", scope: own, text: "x".repeat(400), actor: "review", auto: true },
+          { op: "add", scope: own, text: "lives in  OSLO", actor: "review", auto: true }
+        ])
+      )
+      assert.deepStrictEqual(
+        results.map((result) => (Result.isSuccess(result) ? result.success.changed : result.failure._tag)),
+        [true, true, true, true, "NoMatch", "Denied", false]
+      )
+      assert.strictEqual(
+        yield* read(root, "agents/ada/MEMORY.md"),
+        "# Memory\n\n- Likes green tea [added: 2026-11-06]\n- Lives in Oslo [added: 2026-11-06]\n\n## Index\n- [[pets]]\n"
+      )
+      const journal = yield* at(root, (store) => store.journal())
+      assert.deepStrictEqual(
+        journal.slice(1).map((line) => [line.op, line.file, line.actor, line.auto]),
+        [
+          ["add", "agents/ada/MEMORY.md", "review", true],
+          ["add", "agents/ada/pets.md", "review", true],
+          ["add", "agents/ada/MEMORY.md", "review", true],
+          ["replace", "agents/ada/MEMORY.md", "review", true],
+          ["add", "team/MEMORY.md", "review", true]
+        ]
+      )
+      assert.strictEqual(new Set(journal.slice(1).map((line) => line.time)).size, 1)
+    }))
+
+  test("a change to a topic file that cannot be read fails the batch, and nothing is written", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* write(root, "agents/ada/MEMORY.md", "# Memory\n\n## Index\n- [[bad]]\n")
+      yield* write(root, "agents/ada/bad.md", notText)
+      const error = yield* at(root, (store) =>
+        Effect.flip(
+          store.apply([
+            { op: "add", scope: own, text: "fine", actor: "t" },
+            { op: "add", scope: own, topic: "bad", text: "refused", actor: "t" }
+          ])
+        )
+      )
+      assert.strictEqual(error._tag, "StorageError")
+      assert.strictEqual(error.reason._tag, "NotText")
+      assert.strictEqual(
+        error.message,
+        "agents/ada/bad.md is not valid UTF-8 text; fix or remove it by hand (nothing was changed)"
+      )
+      assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), "# Memory\n\n## Index\n- [[bad]]\n")
+      assert.isFalse(yield* exists(root, "journal.jsonl"))
+    }))
+
+  test("a batch of changes that all fail their checks takes no writer and writes nothing", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const results = yield* at(root, (store) =>
+        store.apply([
+          { op: "add", scope: own, text: "", actor: "t" },
+          { op: "remove", scope: own, topic: "con", match: "x", actor: "t" }
+        ])
+      )
+      assert.deepStrictEqual(
+        results.map((result) => (Result.isFailure(result) ? result.failure._tag : "ok")),
+        ["Denied", "BadTopic"]
+      )
+      assert.deepStrictEqual(yield* listing(root), [])
+    }))
+})
+
+describe("odd files (issue 8 items 17 and 22)", () => {
+  test("load reports topic files the index does not link; an add to such a topic links it", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* write(root, "agents/ada/MEMORY.md", "# Memory\n\n- in memory\n\n## Index\n- [[books]]\n")
+      yield* write(root, "agents/ada/books.md", "# books\n\n- Reads Tolstoy\n")
+      yield* write(root, "agents/ada/pets.md", "# pets\n\n- Has a cat\n")
+      const loaded = yield* at(root, (store) => store.load(own))
+      assert.deepStrictEqual(
+        loaded.unlinked.map((file) => file.file),
+        ["agents/ada/pets.md"]
+      )
+      const outcome = yield* at(root, (store) =>
+        store.add({ scope: own, topic: "pets", text: "Has a dog", actor: "t" })
+      )
+      const pets = Text.length(yield* read(root, "agents/ada/pets.md"))
+      assert.strictEqual(
+        outcome.message,
+        `added to agents/ada/pets.md (now ${pets} of 16,000 characters): "Has a dog"; the topic "pets" was not linked and is now linked from agents/ada/MEMORY.md`
+      )
+      assert.strictEqual(
+        yield* read(root, "agents/ada/MEMORY.md"),
+        "# Memory\n\n- in memory\n\n## Index\n- [[books]]\n- [[pets]]\n"
+      )
+      assert.deepStrictEqual((yield* at(root, (store) => store.load(own))).unlinked, [])
+      assert.deepStrictEqual(
+        (yield* at(root, (store) => store.journal())).map((line) => [line.file, line.after]),
+        [
+          ["agents/ada/pets.md", "- Has a dog [added: 2026-11-06]"],
+          ["agents/ada/MEMORY.md", "- [[pets]]"]
+        ]
+      )
+    }))
+
+  test("a topic file that cannot be read blocks nothing else; a write to it is refused with its message", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* write(root, "agents/ada/MEMORY.md", "# Memory\n\n- kept\n\n## Index\n- [[bad]]\n- [[good]]\n")
+      yield* write(root, "agents/ada/good.md", "# good\n\n- a good fact\n")
+      yield* write(root, "agents/ada/bad.md", notText)
+      const loaded = yield* at(root, (store) => store.load(own))
+      assert.deepStrictEqual(
+        loaded.files.map((file) => file.file),
+        ["agents/ada/MEMORY.md", "agents/ada/good.md"]
+      )
+      assert.deepStrictEqual(
+        loaded.unreadable.map(({ file, error }) => [file, error.reason._tag]),
+        [["agents/ada/bad.md", "NotText"]]
+      )
+      yield* at(root, (store) =>
+        Effect.all([
+          store.add({ scope: own, text: "more in memory", actor: "t" }),
+          store.add({ scope: own, topic: "good", text: "another good fact", actor: "t" }),
+          store.remove({ scope: own, match: "kept", actor: "t" })
+        ])
+      )
+      const message = "agents/ada/bad.md is not valid UTF-8 text; fix or remove it by hand (nothing was changed)"
+      const errors = yield* at(root, (store) =>
+        Effect.all([
+          Effect.flip(store.add({ scope: own, topic: "bad", text: "x", actor: "t" })),
+          Effect.flip(store.replace({ scope: own, topic: "bad", match: "x", text: "y", actor: "t" })),
+          Effect.flip(store.remove({ scope: own, topic: "bad", match: "x", actor: "t" }))
+        ])
+      )
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error.message, message)
+      }
+      const view = yield* at(root, (store) => store.view("ada"))
+      assert.deepStrictEqual(
+        view.entries.map((entry) => entry.text),
+        ["more in memory", "a good fact", "another good fact"]
+      )
+      const fs = yield* FileSystem.FileSystem
+      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/ada/bad.md`), notText)
     }))
 })
 
@@ -700,11 +1064,10 @@ describe("hand-edited files", () => {
       ])
     }))
 
-  test("a file that is not valid UTF-8 is a MemoryWriteError naming it, and is left as it is", () =>
+  test("a MEMORY.md that is not valid UTF-8 is a StorageError naming it, and is left as it is", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const bytes = new Uint8Array([0x23, 0x20, 0x4d, 0x0a, 0x2d, 0x20, 0xc3, 0x28, 0x0a])
-      yield* write(root, "agents/ada/MEMORY.md", bytes)
+      yield* write(root, "agents/ada/MEMORY.md", notText)
       const errors = yield* at(root, (store) =>
         Effect.all([
           Effect.flip(store.load(own)),
@@ -714,22 +1077,22 @@ describe("hand-edited files", () => {
         ])
       )
       for (const error of errors) {
-        assert.strictEqual(error._tag, "MemoryWriteError")
+        assert.strictEqual(error._tag, "StorageError")
         assert.strictEqual(
           error.message,
-          "agents/ada/MEMORY.md: is not valid UTF-8 text; fix or remove it by hand (nothing was changed)"
+          "agents/ada/MEMORY.md is not valid UTF-8 text; fix or remove it by hand (nothing was changed)"
         )
       }
       const fs = yield* FileSystem.FileSystem
-      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/ada/MEMORY.md`), bytes)
-      assert.deepStrictEqual(yield* listing(root), ["agents", "agents/ada", "agents/ada/MEMORY.md"])
+      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/ada/MEMORY.md`), notText)
+      assert.deepStrictEqual(
+        (yield* listing(root)).filter((name) => !name.startsWith(".")),
+        ["agents", "agents/ada", "agents/ada/MEMORY.md"]
+      )
     }))
 })
 
 describe("the root's boundary", () => {
-  /** The end of the message that refuses a path whose link leads outside the root, as a pattern. */
-  const throughLink = "leads through a link to .*, outside the memory root; nothing there is read or written"
-
   test("a scope folder that is a link to a place outside the root is neither read nor written", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
@@ -738,23 +1101,20 @@ describe("the root's boundary", () => {
       yield* write(outside, "MEMORY.md", "# Outside\n- secret plans\n")
       yield* fs.makeDirectory(`${root}/agents`)
       yield* fs.symlink(outside, `${root}/agents/eve`)
-      const scope = { kind: "agent", agentId: "eve" } as const
-      const [add, remove] = yield* at(root, (store) =>
+      const scope = Scopes.own("eve")
+      const errors = yield* at(root, (store) =>
         Effect.all([
           Effect.flip(store.add({ scope, text: "planted", actor: "t" })),
-          Effect.flip(store.remove({ scope, match: "secret plans", actor: "t" }))
+          Effect.flip(store.remove({ scope, match: "secret plans", actor: "t" })),
+          Effect.flip(store.load(scope)),
+          Effect.flip(store.archive("eve"))
         ])
       )
-      for (const error of [add, remove]) {
-        assert.strictEqual(error._tag, "Denied")
-        assert.match(error.message, new RegExp(`^agents/eve(/MEMORY\\.md)? ${throughLink}$`))
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "OutsideRoot")
+        assert.match(error.message, /^agents\/eve.* outside the memory root; nothing there is read or written$/)
       }
-      const load = yield* at(root, (store) => Effect.flip(store.load(scope)))
-      assert.strictEqual(load._tag, "MemoryWriteError")
-      assert.match(load.message, new RegExp(`^\\.: agents/eve ${throughLink}$`))
-      const archive = yield* at(root, (store) => Effect.flip(store.archive("eve")))
-      assert.strictEqual(archive._tag, "MemoryWriteError")
-      assert.match(archive.message, new RegExp(`^agents/eve: agents/eve ${throughLink}$`))
       assert.deepStrictEqual(yield* listing(outside), ["MEMORY.md"])
       assert.strictEqual(yield* read(outside, "MEMORY.md"), "# Outside\n- secret plans\n")
     }))
@@ -770,41 +1130,28 @@ describe("the root's boundary", () => {
       const topic = yield* at(root, (store) =>
         Effect.flip(store.remove({ scope: team, topic: "t", match: "outside", actor: "t" }))
       )
-      assert.strictEqual(topic._tag, "Denied")
-      assert.match(topic.message, new RegExp(`^team/t\\.md ${throughLink}$`))
-      const load = yield* at(root, (store) => Effect.flip(store.load(team)))
-      assert.strictEqual(load._tag, "MemoryWriteError")
-      assert.match(load.message, new RegExp(`^\\.: team/t\\.md ${throughLink}$`))
+      assert.strictEqual(topic._tag, "StorageError")
+      assert.strictEqual(topic._tag === "StorageError" ? topic.reason._tag : "", "OutsideRoot")
+      assert.match(topic.message, /^team\/t\.md .* outside the memory root; nothing there is read or written$/)
       yield* fs.remove(`${root}/team/t.md`)
       yield* fs.symlink(`${outside}/journal.jsonl`, `${root}/journal.jsonl`)
       const journal = yield* at(root, (store) => Effect.flip(store.add({ scope: team, text: "x", actor: "t" })))
-      assert.strictEqual(journal._tag, "Denied")
-      assert.strictEqual(
-        journal.message,
-        "journal.jsonl is a link that leads nowhere; nothing there is read or written"
-      )
+      assert.strictEqual(journal._tag, "StorageError")
+      assert.match(journal.message, /^journal\.jsonl .*; nothing there is read or written$/)
       assert.strictEqual(yield* read(root, "team/MEMORY.md"), "# Memory\n\n## Index\n")
       yield* fs.remove(`${root}/journal.jsonl`)
-      yield* fs.symlink(`${outside}/t.md`, `${root}/agents-md-link`)
       yield* fs.makeDirectory(`${root}/agents/bob`, { recursive: true })
       yield* fs.symlink(`${outside}/t.md`, `${root}/agents/bob/MEMORY.md`)
       const memory = yield* at(root, (store) =>
-        Effect.flip(store.add({ scope: { kind: "agent", agentId: "bob" }, text: "x", actor: "t" }))
+        Effect.flip(store.add({ scope: Scopes.own("bob"), text: "x", actor: "t" }))
       )
-      assert.strictEqual(memory._tag, "Denied")
-      assert.match(memory.message, new RegExp(`^agents/bob/MEMORY\\.md ${throughLink}$`))
+      assert.strictEqual(memory._tag, "StorageError")
+      assert.match(
+        memory.message,
+        /^agents\/bob\/MEMORY\.md .* outside the memory root; nothing there is read or written$/
+      )
       assert.deepStrictEqual(yield* listing(outside), ["t.md"])
       assert.strictEqual(yield* read(outside, "t.md"), "# t\n- outside fact\n")
-    }))
-
-  test("a link that stays inside the root is followed", () =>
-    Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* tempRoot
-      yield* at(root, (store) => store.add({ scope: own, text: "shared through a link", actor: "t" }))
-      yield* fs.symlink(`${root}/agents/ada`, `${root}/agents/ada-alias`)
-      const loaded = yield* at(root, (store) => store.load({ kind: "agent", agentId: "ada-alias" }))
-      assert.deepStrictEqual(entryTexts(loaded), ["shared through a link"])
     }))
 })
 
@@ -827,11 +1174,9 @@ describe("atomic writes", () => {
           ])
         ).pipe(Effect.provide(failing))
         for (const error of errors) {
-          assert.strictEqual(error._tag, "MemoryWriteError")
-          assert.match(
-            error.message,
-            /^agents\/ada\/pets\.md: could not write it \(the old file is unchanged\): Unknown: FileSystem\./
-          )
+          assert.strictEqual(error._tag, "StorageError")
+          assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "WriteFailed")
+          assert.match(error.message, /^agents\/ada\/pets\.md: could not write it \(nothing was changed\): /)
         }
         assert.deepStrictEqual(yield* listing(root), before)
         assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
@@ -851,8 +1196,8 @@ describe("atomic writes", () => {
       const error = yield* at(root, (store) =>
         Effect.flip(store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" }))
       ).pipe(Effect.provide(failing))
-      assert.strictEqual(error._tag, "MemoryWriteError")
-      assert.match(error.message, /^agents\/ada\/pets\.md: could not remove it: /)
+      assert.strictEqual(error._tag, "StorageError")
+      assert.match(error.message, /^agents\/ada\/pets\.md: /)
       assert.deepStrictEqual(yield* listing(root), before)
       assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
     }))
@@ -920,31 +1265,170 @@ describe("one writer per root", () => {
       const journal = yield* at(root, (store) => store.journal())
       assert.strictEqual(journal.length, 200)
       assert.deepStrictEqual(journal.map((line) => line.actor).filter((actor) => actor === "first").length, 100)
-      assert.isFalse(yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.exists(`${root}/.lock`)))
+      assert.isFalse(yield* exists(root, ".lock"))
     }).pipe(Effect.provide(NodeServices.layer))
   )
 
   it.live("store writes and review-state writes in one process run side by side without a deadlock", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const both = Layer.merge(MemoryStore.layer({ root }), Cursors.layer({ root }))
+      const both = Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(
+        Layer.provide(rootLayer(root)),
+        Layer.provide(MemoryConfig.layer({ memoryMax: 100_000 }))
+      )
       yield* Effect.gen(function* () {
         const store = yield* MemoryStore.MemoryStore
-        const cursors = yield* Cursors.Cursors
+        const state = yield* ReviewState.ReviewState
         yield* Effect.forEach(
           Array.from({ length: 80 }, (_, i) => i),
           (i) =>
-            i % 2 === 0 ? store.add({ scope: team, text: `fact ${i}`, actor: "t" }) : cursors.setCursor(`chat:${i}`, i),
+            i % 2 === 0 ? store.add({ scope: team, text: `fact ${i}`, actor: "t" }) : state.setCursor(`chat:${i}`, i),
           { concurrency: "unbounded", discard: true }
         )
         assert.strictEqual(entryTexts(yield* store.load(team)).length, 40)
-        assert.strictEqual(yield* cursors.cursor("chat:79"), 79)
-      }).pipe(Effect.provide(both), Effect.provide(MemoryConfig.layer({ memoryMax: 100_000 })))
+        assert.strictEqual(yield* state.cursor("chat:79"), 79)
+      }).pipe(Effect.provide(both))
     }).pipe(Effect.provide(NodeServices.layer))
   )
 })
 
-describe("archive, view and journal", () => {
+describe("undo (issue 9)", () => {
+  test("undo reverts the scope's last change, and with count the last N, newest first, journaling each", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* write(root, "agents/ada/MEMORY.md", "# Memory\n\n- old fact [added: 2026-01-01]\n\n## Index\n")
+      const start = yield* read(root, "agents/ada/MEMORY.md")
+      yield* at(root, (store) =>
+        Effect.gen(function* () {
+          yield* store.add({ scope: own, text: "new fact", actor: "t" })
+          yield* store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" })
+          yield* store.add({ scope: team, text: "a team fact", actor: "t" })
+          yield* store.replace({ scope: own, match: "old fact", text: "old fact, edited", actor: "t" })
+        })
+      )
+      const last = yield* at(root, (store) => store.undo({ scope: own, actor: "cli" }))
+      assert.deepStrictEqual(
+        last.map((outcome) => [outcome.op, outcome.file, outcome.message]),
+        [
+          [
+            "replace",
+            "agents/ada/MEMORY.md",
+            `undone: "old fact, edited" in agents/ada/MEMORY.md is again "old fact" (now ${Text.length(yield* read(root, "agents/ada/MEMORY.md"))} of 4,000 characters)`
+          ]
+        ]
+      )
+      const two = yield* at(root, (store) => store.undo({ scope: own, count: 2, actor: "cli" }))
+      assert.deepStrictEqual(
+        two.map((outcome) => outcome.message),
+        [
+          'undone: removed "Has a cat" from agents/ada/pets.md; the topic "pets" had nothing left and is deleted, with its link in agents/ada/MEMORY.md',
+          `undone: removed "new fact" from agents/ada/MEMORY.md (now ${Text.length(start)} of 4,000 characters)`
+        ]
+      )
+      assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), start)
+      assert.isFalse(yield* exists(root, "agents/ada/pets.md"))
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), ["a team fact"])
+      const journal = yield* at(root, (store) => store.journal())
+      const byId = new Map(journal.map((line) => [line.id, line]))
+      const undos = journal.filter((line) => line.op === "undo")
+      assert.deepStrictEqual(
+        undos.map((line) => [line.file, line.actor, byId.get(line.undoes)?.op, byId.get(line.undoes)?.file]),
+        [
+          ["agents/ada/MEMORY.md", "cli", "replace", "agents/ada/MEMORY.md"],
+          ["agents/ada/pets.md", "cli", "add", "agents/ada/pets.md"],
+          ["agents/ada/MEMORY.md", "cli", "add", "agents/ada/MEMORY.md"],
+          ["agents/ada/MEMORY.md", "cli", "add", "agents/ada/MEMORY.md"]
+        ]
+      )
+      assert.deepStrictEqual(yield* at(root, (store) => store.undo({ scope: own, actor: "cli" })), [])
+    }))
+
+  test("undo of a remove puts the entry back, with its topic and link; undo by id names one change", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.gen(function* () {
+          yield* store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" })
+          yield* store.add({ scope: own, text: "kept", actor: "t" })
+        })
+      )
+      const before = {
+        memory: yield* read(root, "agents/ada/MEMORY.md"),
+        pets: yield* read(root, "agents/ada/pets.md")
+      }
+      yield* at(root, (store) => store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" }))
+      yield* at(root, (store) => store.add({ scope: own, text: "later", actor: "t" }))
+      const journal = yield* at(root, (store) => store.journal({ scope: own }))
+      const removal = journal.find((line) => line.op === "remove")!
+      const [outcome] = yield* at(root, (store) => store.undo({ scope: own, id: removal.id!, actor: "cli" }))
+      assert.deepStrictEqual(
+        [outcome?.op, outcome?.message],
+        [
+          "add",
+          `undone: "Has a cat" is back in agents/ada/pets.md (now ${Text.length(before.pets)} of 16,000 characters); the topic "pets" is linked again from agents/ada/MEMORY.md`
+        ]
+      )
+      assert.strictEqual(yield* read(root, "agents/ada/pets.md"), before.pets)
+      assert.strictEqual(
+        yield* read(root, "agents/ada/MEMORY.md"),
+        before.memory.replace("- kept [added: 2026-11-06]", "- kept [added: 2026-11-06]\n- later [added: 2026-11-06]")
+      )
+      const again = yield* at(root, (store) => Effect.flip(store.undo({ scope: own, id: removal.id!, actor: "cli" })))
+      assert.strictEqual(again._tag, "NotUndoable")
+      assert.strictEqual(
+        again.message,
+        "cannot undo the change to agents/ada/pets.md: it was undone already; nothing was changed"
+      )
+      const unknown = yield* at(root, (store) => Effect.flip(store.undo({ scope: own, id: "nope", actor: "cli" })))
+      assert.strictEqual(unknown._tag, "StorageError")
+      assert.strictEqual(unknown.message, 'agents/ada: the journal holds no change "nope" of this memory')
+    }))
+
+  test("undo is NotUndoable where a file no longer holds what the change wrote, and then changes nothing", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.gen(function* () {
+          yield* store.add({ scope: own, text: "Likes tea", actor: "t" })
+          yield* store.add({ scope: own, text: "Likes trains", actor: "t" })
+        })
+      )
+      const memory = yield* read(root, "agents/ada/MEMORY.md")
+      yield* write(root, "agents/ada/MEMORY.md", memory.replace("Likes tea [added: 2026-11-06]", "Likes tea a lot"))
+      const edited = yield* read(root, "agents/ada/MEMORY.md")
+      const journal = yield* read(root, "journal.jsonl")
+      const error = yield* at(root, (store) => Effect.flip(store.undo({ scope: own, count: 2, actor: "cli" })))
+      assert.strictEqual(error._tag, "NotUndoable")
+      assert.strictEqual(
+        error.message,
+        'cannot undo the change to agents/ada/MEMORY.md: it no longer holds "- Likes tea [added: 2026-11-06]"; nothing was changed'
+      )
+      assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), edited)
+      assert.strictEqual(yield* read(root, "journal.jsonl"), journal)
+    }))
+})
+
+describe("agents, archive, view and journal", () => {
+  test("agents lists the root's agents with their folders, MEMORY.md sizes and topic counts", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.all([
+          store.add({ scope: own, text: "one", actor: "t" }),
+          store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+          store.add({ scope: Scopes.own("Bob Smith"), text: "bob's", actor: "t" }),
+          store.add({ scope: team, text: "team fact", actor: "t" })
+        ])
+      )
+      const agents = yield* at(root, (store) => store.agents)
+      const bob = agents.find((agent) => agent.agentId === "Bob Smith")
+      assert.deepStrictEqual(agents.map((agent) => [agent.agentId, agent.dir, agent.size, agent.topics]).sort(), [
+        ["Bob Smith", bob?.dir, Text.length(yield* read(root, `${bob?.dir}/MEMORY.md`)), 0],
+        ["ada", "agents/ada", Text.length(yield* read(root, "agents/ada/MEMORY.md")), 1]
+      ])
+      assert.match(bob?.dir ?? "", /^agents\/bob-smith-[0-9a-f]{12}$/)
+    }))
+
   test("archive moves the agent's folder whole under archive/, and journals it", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
@@ -963,13 +1447,13 @@ describe("archive, view and journal", () => {
       assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [])
       assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), ["team fact"])
       const again = yield* at(root, (store) => Effect.flip(store.archive("ada")))
-      assert.strictEqual(again._tag, "MemoryWriteError")
-      assert.strictEqual(again.message, "agents/ada: there is no memory folder to archive")
+      assert.strictEqual(again._tag, "StorageError")
+      assert.strictEqual(again.reason._tag, "NotFound")
       yield* at(root, (store) => store.add({ scope: own, text: "two", actor: "t" }))
       assert.strictEqual(yield* at(root, (store) => store.archive("ada")), "archive/ada-2026-11-06T12-00-00-000Z-2")
       const [line] = yield* at(root, (store) => store.journal({ limit: 1 }))
-      assert.deepStrictEqual(line, {
-        version: 1,
+      assert.deepStrictEqual(withoutId(line!), {
+        version: 2,
         time: noon,
         op: "archive",
         scope: "agents/ada",
@@ -1005,16 +1489,16 @@ describe("archive, view and journal", () => {
       })
     }))
 
-  test("the journal is read newest last, to a limit, skipping damaged lines with one warning", () =>
+  test("the journal skips damaged lines with one warning", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
       yield* at(root, (store) =>
         Effect.forEach(["a", "b", "c"], (text) => store.add({ scope: team, text, actor: "t" }), { discard: true })
       )
-      const fs = yield* FileSystem.FileSystem
       const lines = (yield* read(root, "journal.jsonl")).split("\n")
-      yield* fs.writeFileString(
-        `${root}/journal.jsonl`,
+      yield* write(
+        root,
+        "journal.jsonl",
         [lines[0], "{ broken", JSON.stringify({ version: 9, op: "add" }), lines[1], lines[2], ""].join("\n")
       )
       const logged = warnings()
@@ -1024,11 +1508,30 @@ describe("archive, view and journal", () => {
         ["- a [added: 2026-11-06]", "- b [added: 2026-11-06]", "- c [added: 2026-11-06]"]
       )
       assert.deepStrictEqual(logged.lines, ["mneme: journal.jsonl has 2 damaged line(s), skipped (line 2, 3)"])
-      const last = yield* at(root, (store) => store.journal({ limit: 2 }))
-      assert.deepStrictEqual(
-        last.map((line) => line.after),
-        ["- b [added: 2026-11-06]", "- c [added: 2026-11-06]"]
+    }))
+
+  test("the journal is read oldest first, to a limit, and of one scope when asked", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.forEach(
+          [
+            [team, "a"],
+            [own, "b"],
+            [team, "c"],
+            [Scopes.own("bob"), "d"]
+          ] as const,
+          ([scope, text]) => store.add({ scope, text, actor: "t" }),
+          { discard: true }
+        )
       )
+      const texts = (lines: ReadonlyArray<MemoryRoot.JournalLine>) =>
+        lines.map((line) => MemoryFile.parse(line.after ?? "").entries[0]?.text)
+      assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal())), ["a", "b", "c", "d"])
+      assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ limit: 2 }))), ["c", "d"])
+      assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ scope: team }))), ["a", "c"])
+      assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ scope: own }))), ["b"])
+      assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ scope: team, limit: 1 }))), ["c"])
       assert.deepStrictEqual(yield* at(root, (store) => store.journal({ limit: 0 })), [])
     }))
 })
