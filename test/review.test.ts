@@ -167,9 +167,12 @@ describe("applying an answer", () => {
     Effect.gen(function* () {
       yield* Kit.setUp({ entries: ["Likes tea"] })
       yield* firstLines
+      const emptied = Kit.writeFile(memoryFile, "# Memory\n\n## Index\n").pipe(
+        Effect.provideContext(yield* Effect.context<Kit.Services>())
+      )
       yield* (yield* Testing.ScriptedModel).push(
         Effect.as(
-          Effect.orDie(Kit.writeFile(memoryFile, "# Memory\n\n## Index\n")),
+          Effect.orDie(emptied),
           Kit.answer({ op: "remove", entry: 1 }, { op: "add", text: "The user drinks coffee" })
         )
       )
