@@ -911,7 +911,16 @@ describe("a batch (apply)", () => {
   test("a batch of changes that all fail their checks takes no writer and writes nothing", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const results = yield* at(root, (store) =>
+      // Another live writer holds the root's lock: any change that took the writer would fail at once with Busy.
+      const holder = { version: 1, pid: 999, host: "test-host", since: noon, token: "other" }
+      yield* write(root, ".lock", JSON.stringify(holder))
+      const busy = <A, E>(body: (store: Store) => Effect.Effect<A, E>) =>
+        MemoryStore.MemoryStore.use(body).pipe(
+          Effect.provide(
+            storeLayer(root, { settings: testSettings, lock: { wait: 0 }, platform: { alive: [4242, 999] } })
+          )
+        )
+      const results = yield* busy((store) =>
         store.apply([
           { op: "add", scope: own, text: "", actor: "t" },
           { op: "remove", scope: own, topic: "con", match: "x", actor: "t" }
@@ -921,7 +930,11 @@ describe("a batch (apply)", () => {
         results.map((result) => (Result.isFailure(result) ? result.failure._tag : "ok")),
         ["Denied", "BadTopic"]
       )
-      assert.deepStrictEqual(yield* listing(root), [])
+      const taken = yield* busy((store) => Effect.flip(store.add({ scope: own, text: "fine", actor: "t" })))
+      assert.strictEqual(taken._tag, "StorageError")
+      assert.strictEqual(taken._tag === "StorageError" ? taken.reason._tag : "", "Busy")
+      assert.match(taken.message, /^the memory root is busy: process 999 on test-host/)
+      assert.deepStrictEqual(yield* listing(root), [".lock"])
     }))
 })
 
