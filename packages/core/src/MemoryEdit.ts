@@ -187,30 +187,23 @@ const limitOf = (settings: Context["settings"], topic: string | undefined) =>
 
 const emptyParsed = MemoryFile.parse("")
 
-/** The path of a scope's MEMORY.md (no topic) or topic file. */
-const pathOf = (files: Files, topic: string | undefined) =>
-  topic === undefined ? memoryOf(files).file : `${files.dir}/${topic}.md`
+/** A file of a scope that is not there. */
+const missing = (file: string, topic: string | undefined): File => ({
+  file,
+  topic,
+  exists: false,
+  parsed: emptyParsed,
+  size: 0
+})
 
 const memoryOf = (files: Files): File =>
-  files.files.find((file) => file.topic === undefined) ?? {
-    file: `${files.dir}/MEMORY.md`,
-    topic: undefined,
-    exists: false,
-    parsed: emptyParsed,
-    size: 0
-  }
+  files.files.find((file) => file.topic === undefined) ?? missing(`${files.dir}/MEMORY.md`, undefined)
 
 /** The file of `topic` (MEMORY.md when none) as it is now; a missing one when there is none. */
 const fileOf = (files: Files, topic: string | undefined): File =>
   topic === undefined
     ? memoryOf(files)
-    : (files.files.find((file) => file.topic === topic) ?? {
-        file: pathOf(files, topic),
-        topic,
-        exists: false,
-        parsed: emptyParsed,
-        size: 0
-      })
+    : (files.files.find((file) => file.topic === topic) ?? missing(`${files.dir}/${topic}.md`, topic))
 
 /** The size of `content`, unless it takes `file` past `limit` (a file already past it may keep its size or shrink). */
 const fits = (file: File, content: string, limit: number): Result.Result<number, MemoryFull> => {
@@ -515,7 +508,7 @@ export const plan = (draft: Draft, prepared: Prepared): Result.Result<Planned, C
   const at = scopeAt(draft, prepared.change.scope)
   if (Result.isFailure(at)) return Result.fail(at.failure)
   const files = draft.scopes[at.success]!
-  const path = pathOf(files, prepared.topic)
+  const path = fileOf(files, prepared.topic).file
   const unreadable = files.unreadable.find((file) => file.file === path)
   if (unreadable !== undefined) return Result.fail(unreadable.error)
   const { change } = prepared
