@@ -450,7 +450,7 @@ describe("mneme failures: one line on stderr and an exit code", () => {
       "\n\n## Index\n"
     writeFileSync(join(own, "MEMORY.md"), full)
     const run = mneme(["remember", "The user likes green tea", "--memory", memory])
-    assertFailure(run, 1, "agents/default/MEMORY.md would hold", "of its 4000 characters", "to make room")
+    assertFailure(run, 1, "agents/default/MEMORY.md would hold", "of its 4,000 characters", "to make room")
     assert.strictEqual(ownMemory(memory), full)
   })
 

@@ -6,8 +6,8 @@
  * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
  * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
  */
-import { type Lines, MemoryConfig, Text, Topic } from "@mneme/core"
-import { Cursors, MemoryReview, MemoryStore } from "@mneme/review"
+import { type Lines, MemoryConfig, Scope, Text, Topic } from "@mneme/core"
+import { FileRoot, Memory, MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
 import {
   Cause,
   Config,
@@ -26,6 +26,7 @@ import {
 } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag, TerminalCapabilities } from "effect/cli"
 import * as FileTranscript from "./FileTranscript.ts"
+import * as NodePlatform from "./NodePlatform.ts"
 import * as ReplayModel from "./ReplayModel.ts"
 import * as Txt from "./internal/text.ts"
 
@@ -100,9 +101,6 @@ const output = Effect.gen(function* () {
 const print = (lines: ReadonlyArray<string>) => Console.log(lines.join("\n"))
 const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
-const ownScope = (agentId: string): MemoryStore.Scope => ({ kind: "agent", agentId })
-const teamScope: MemoryStore.Scope = { kind: "team" }
-
 const topicFlag = Flag.String("topic").pipe(
   Flag.withDescription("A topic file instead of MEMORY.md"),
   Flag.withMetavar("T"),
@@ -112,11 +110,16 @@ const teamFlag = Flag.Boolean("team").pipe(
   Flag.withDescription("Team memory instead of the agent's own"),
   Flag.withDefault(false)
 )
+/** The memory store and the review state over the memory folder `root`, on this machine. */
+const storeLayer = (root: string) =>
+  Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(
+    Layer.provide(FileRoot.layer({ root })),
+    Layer.provide(NodePlatform.layer)
+  )
+
 /** Runs a command over the memory store and review state of `--memory`. */
 const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(mneme, ({ memory }) =>
-    Effect.provide(effect, Layer.mergeAll(MemoryStore.layer({ root: memory }), Cursors.layer({ root: memory })))
-  )
+  Effect.flatMap(mneme, ({ memory }) => Effect.provide(effect, storeLayer(memory)))
 
 /** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */
 const whereFlags = { topic: topicFlag, team: teamFlag }
@@ -124,7 +127,7 @@ const whereFlags = { topic: topicFlag, team: teamFlag }
 /** The scope, topic and actor of a change `remember` or `forget` makes, from `--team`, `--topic` and `--agent`. */
 const target = (input: { readonly team: boolean; readonly topic: Option.Option<string> }) =>
   Effect.map(mneme, (global) => ({
-    scope: input.team ? teamScope : ownScope(global.agent),
+    scope: input.team ? Scope.team : Scope.own(global.agent),
     ...Option.match(input.topic, { onNone: () => ({}), onSome: (topic) => ({ topic }) }),
     actor: "cli"
   }))
@@ -237,7 +240,7 @@ const reviewToEnd = Effect.fnUntraced(function* (
   onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
 ) {
   const review = yield* MemoryReview.MemoryReview
-  const cursors = yield* Cursors.Cursors
+  const cursors = yield* ReviewState.ReviewState
   const key = MemoryReview.cursorKey(conversationId)
   const first = lines[0]
   // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
@@ -251,7 +254,7 @@ const reviewToEnd = Effect.fnUntraced(function* (
     yield* onPass(outcomes.length, outcome)
     const moved = outcome.cursor !== cursor
     cursor = outcome.cursor
-    if (!outcome.ok || !outcome.moreFollow || !moved) return outcomes
+    if (!ReviewOutcome.isOk(outcome) || !outcome.moreFollow || !moved) return outcomes
   }
 })
 
@@ -260,20 +263,21 @@ const at = (seq: number | undefined | null) => (seq === undefined || seq === nul
 /** One review's progress line. */
 const progress = (outcome: MemoryReview.Outcome, last: number | undefined): string => {
   const of = last === undefined ? "" : ` of #${last}`
-  switch (outcome.status) {
-    case "reviewed":
+  const changes = outcome.changes
+  switch (outcome._tag) {
+    case "Reviewed":
       return (
         `read to ${at(outcome.cursor)}${of} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
-        `${outcome.added.length} added, ${outcome.edited.length} edited, ${outcome.removed.length} removed, ` +
-        `${outcome.leftOut.length} left out` +
-        (outcome.secretsDropped === 0 ? "" : `, ${Txt.plural(outcome.secretsDropped, "secret", "secrets")} dropped`)
+        `${changes.added.length} added, ${changes.edited.length} edited, ${changes.removed.length} removed, ` +
+        `${changes.leftOut.length} left out` +
+        (changes.secretsDropped === 0 ? "" : `, ${Txt.plural(changes.secretsDropped, "secret", "secrets")} dropped`)
       )
-    case "nothing-new":
+    case "NothingNew":
       return `nothing new after ${at(outcome.cursor)}${of}`
-    case "no-user-line":
+    case "NoUserLine":
       return `no user line up to ${at(outcome.cursor)}${of}, nothing to keep`
     default:
-      return `failed at ${at(outcome.cursor)}${of}: ${outcome.reason ?? outcome.status}`
+      return `failed at ${at(outcome.cursor)}${of}: ${ReviewOutcome.reasonOf(outcome) ?? outcome._tag}`
   }
 }
 
@@ -311,13 +315,12 @@ const review = Command.make(
     const last = lines.at(-1)?.seq
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
       Console.error(`pass ${pass}: ${progress(outcome, last)}`)
-    const services = MemoryReview.layer.pipe(
-      Layer.provideMerge(
+    const services = Memory.layer({ root }).pipe(
+      Layer.provide(
         Layer.mergeAll(
-          MemoryStore.layer({ root }),
-          Cursors.layer({ root }),
           FileTranscript.layer({ lines, conversationId, agentId: global.agent }),
-          model
+          model,
+          NodePlatform.layer
         )
       )
     )
@@ -327,24 +330,25 @@ const review = Command.make(
       return { outcomes, view }
     }).pipe(Effect.provide(services))
     const files = input.dryRun ? yield* diffRoots(global.memory, root) : []
-    const failed = outcomes.find((outcome) => !outcome.ok)
+    const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
+    const changes = outcomes.map((outcome) => outcome.changes)
     const summary = {
       conversation: conversationId,
       agent: global.agent,
       memory: global.memory,
       dryRun: input.dryRun,
       ok: failed === undefined,
-      reason: failed?.reason ?? null,
+      reason: failed === undefined ? null : ReviewOutcome.reasonOf(failed),
       passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
       modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
       cursor: outcomes.at(-1)?.cursor ?? null,
       lastLine: last ?? null,
-      added: outcomes.flatMap((outcome) => outcome.added),
-      edited: outcomes.flatMap((outcome) => outcome.edited),
-      removed: outcomes.flatMap((outcome) => outcome.removed),
-      leftOut: outcomes.flatMap((outcome) => outcome.leftOut),
-      secretsDropped: outcomes.reduce((n, outcome) => n + outcome.secretsDropped, 0),
-      skipped: outcomes.flatMap((outcome) => outcome.skipped),
+      added: changes.flatMap((change) => change.added),
+      edited: changes.flatMap((change) => change.edited),
+      removed: changes.flatMap((change) => change.removed),
+      leftOut: changes.flatMap((change) => change.leftOut),
+      secretsDropped: changes.reduce((n, change) => n + change.secretsDropped, 0),
+      skipped: changes.flatMap((change) => change.skipped),
       sizes: view.sizes,
       limits: view.limits,
       ...(input.dryRun ? { files } : {})
@@ -352,7 +356,9 @@ const review = Command.make(
     const kept = summary.added.length + summary.edited.length + summary.removed.length + summary.leftOut.length
     if (out.json) yield* printJson(summary)
     else if (failed === undefined || kept > 0) yield* print(renderReview(summary, files, out.paint))
-    if (failed !== undefined) return yield* new ReviewFailed({ reason: failed.reason ?? "unknown" })
+    if (failed !== undefined) {
+      return yield* new ReviewFailed({ reason: ReviewOutcome.reasonOf(failed) ?? failed._tag })
+    }
   }, Effect.scoped)
 ).pipe(
   Command.withDescription(
@@ -371,12 +377,12 @@ const renderReview = (
     readonly modelCalls: number
     readonly cursor: number | null
     readonly lastLine: number | null
-    readonly added: ReadonlyArray<MemoryReview.Applied>
-    readonly edited: ReadonlyArray<MemoryReview.Edited>
-    readonly removed: ReadonlyArray<MemoryReview.Applied>
-    readonly leftOut: MemoryReview.Outcome["leftOut"]
+    readonly added: ReadonlyArray<ReviewOutcome.Applied>
+    readonly edited: ReadonlyArray<ReviewOutcome.Edited>
+    readonly removed: ReadonlyArray<ReviewOutcome.Applied>
+    readonly leftOut: ReadonlyArray<ReviewOutcome.LeftOut>
     readonly secretsDropped: number
-    readonly skipped: ReadonlyArray<MemoryReview.Skipped>
+    readonly skipped: ReadonlyArray<ReviewOutcome.Skipped>
     readonly sizes: { readonly own: number; readonly team: number }
     readonly limits: { readonly memory: number }
   },
@@ -446,10 +452,10 @@ const show = Command.make(
     const out = yield* output
     const settings = yield* MemoryConfig.MemoryConfig
     const store = yield* MemoryStore.MemoryStore
-    const cursors = yield* Cursors.Cursors
+    const cursors = yield* ReviewState.ReviewState
     const scopes = [
-      { name: "own", view: yield* store.load(ownScope(global.agent)) },
-      { name: "team", view: yield* store.load(teamScope) }
+      { name: "own", view: yield* store.load(Scope.own(global.agent)) },
+      { name: "team", view: yield* store.load(Scope.team) }
     ]
     const lastReview = yield* cursors.lastReview(global.agent)
     const document = {
@@ -655,7 +661,8 @@ const failureTags = new Set([
   "TooManyTopics",
   "ModelError",
   "TranscriptError",
-  "MemoryWriteError",
+  "StorageError",
+  "NotUndoable",
   "PlatformError"
 ])
 
