@@ -1,4 +1,20 @@
 #!/usr/bin/env node
-// The installed `mneme` command: the built command line (kept in the repository so a workspace install links it
-// before the first build).
-import "../dist/bin.js"
+// The installed `mneme` command: checks the Node it runs on, then runs the built command line. Kept in plain
+// JavaScript that any Node parses, so an older Node gets one line that says what to do instead of a crash inside
+// Effect; the built dist/ is imported only after the check.
+const [major, minor] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(
+    `mneme: needs Node.js 22.19 or newer, and this is ${process.version}: run it with the launcher next to this file ` +
+      "(packages/node/bin/mneme uses the toolchain's Node 22), or put Node 22 first on PATH " +
+      "(source scripts/toolchain.sh in the checkout)\n"
+  )
+  process.exit(2)
+}
+try {
+  await import("../dist/bin.js")
+} catch (error) {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("dist")) throw error
+  process.stderr.write("mneme: the command is not built yet: run pnpm build in the checkout (or bash scripts/main.sh)\n")
+  process.exit(2)
+}
