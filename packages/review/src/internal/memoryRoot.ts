@@ -585,10 +585,18 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     const now = yield* stateNow
     if (now === undefined) return { state: emptyState, changed: false }
     if (now.found._tag === "State") return { state: now.found.state, changed: false }
-    const aside = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
-    yield* fs
-      .rename(now.absolute, path.join(path.dirname(now.absolute), aside))
-      .pipe(Effect.mapError(writeFailed(StateFile.stateName)))
+    const dir = path.dirname(now.absolute)
+    const stamp = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
+    // A name no earlier damaged file has, so none is ever replaced.
+    const free = (n: number): Effect.Effect<string, StorageError> => {
+      const name = n === 1 ? stamp : `${stamp}-${n}`
+      return fs.exists(path.join(dir, name)).pipe(
+        Effect.mapError(writeFailed(StateFile.stateName)),
+        Effect.flatMap((taken) => (taken ? free(n + 1) : Effect.succeed(name)))
+      )
+    }
+    const aside = yield* free(1)
+    yield* fs.rename(now.absolute, path.join(dir, aside)).pipe(Effect.mapError(writeFailed(StateFile.stateName)))
     const detail = now.found._tag === "Damaged" ? now.found.detail : ""
     yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
     return { state: emptyState, changed: true }

@@ -1,7 +1,7 @@
 /**
  * The review state file of a memory root (`reviewed.json`): a `ReviewStateDocument` (format version 2). A version 1
- * file (a failure record's count and the time of its latest failure) is read as version 2 (that many failures at that
- * time); a newer version is refused; anything else is damaged.
+ * file (a failure record's count and the time of its latest failure) is read as version 2 (that many failures, at most
+ * 100, at that time); a newer version is refused; anything else is damaged.
  */
 import { Backoff } from "@mneme/core"
 import { Option, Schema } from "effect"
@@ -40,6 +40,9 @@ export type Read =
   | { readonly _tag: "Newer"; readonly version: number }
   | { readonly _tag: "Damaged"; readonly detail: string }
 
+/** The most failures a version 1 record is read as: past any policy's count, and a damaged count builds no huge list. */
+const versionOneFailuresMax = 100
+
 const upgrade = (one: typeof VersionOne.Type): ReviewStateDocument => ({
   version: 2,
   cursors: one.cursors,
@@ -48,7 +51,7 @@ const upgrade = (one: typeof VersionOne.Type): ReviewStateDocument => ({
       const record: Backoff.FailureRecord = {
         cursor,
         newestUserSeq,
-        times: Array.from({ length: Math.max(0, Math.floor(failures)) }, () => at),
+        times: Array.from({ length: Math.min(versionOneFailuresMax, Math.max(0, Math.floor(failures))) }, () => at),
         stopWarned
       }
       return [key, record]
