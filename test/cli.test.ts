@@ -109,6 +109,13 @@ const assertFailure = (run: Run, code: number, ...parts: ReadonlyArray<string>) 
 const review = (memory: string, ...more: ReadonlyArray<string>) =>
   mneme(["review", transcript, "--model", replay, "--memory", memory, ...more])
 
+/** The cursors of a review state, each keyed by the example transcript's default conversation id. */
+const exampleCursors = (state: string): Array<number> =>
+  Object.entries(JSON.parse(state).cursors as Record<string, number>).map(([key, cursor]) => {
+    assert.match(key, /^chat:transcript-[0-9a-f]{12}$/)
+    return cursor
+  })
+
 const ownMemory = (memory: string) => readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8")
 
 beforeAll(() => {
@@ -162,7 +169,7 @@ describe("mneme review, the example with recorded answers", () => {
     assert.include(entries[0], "[source: transcript #11; added: ")
     // The recorded answers propose the staging password as an entry: no file may keep it.
     for (const [file, content] of Object.entries(written)) assert.notInclude(content, "hunter2", file)
-    assert.deepStrictEqual(JSON.parse(written["reviewed.json"]!).cursors, { "chat:transcript": 18 })
+    assert.deepStrictEqual(exampleCursors(written["reviewed.json"]!), [18])
   })
 
   it("prints one JSON document with --json, and finds nothing new the second time", () => {
@@ -171,7 +178,8 @@ describe("mneme review, the example with recorded answers", () => {
     assert.strictEqual(run.code, 0, run.stderr)
     const summary = JSON.parse(run.stdout)
     assert.strictEqual(summary.ok, true)
-    assert.strictEqual(summary.conversation, "transcript")
+    assert.match(summary.conversation, /^transcript-[0-9a-f]{12}$/)
+    assert.strictEqual(summary.transcript, "transcript")
     assert.isAtLeast(summary.passes, 2)
     assert.strictEqual(summary.modelCalls, 2)
     assert.strictEqual(summary.cursor, 18)
@@ -315,6 +323,106 @@ describe("mneme output", () => {
   })
 })
 
+describe("mneme review keeps a cursor per transcript file and agent (issue 8 item 2)", () => {
+  const write = (file: string, lines: ReadonlyArray<string>) =>
+    writeFileSync(
+      file,
+      lines.map((text, i) => JSON.stringify({ seq: i + 1, who: i % 2 === 0 ? "user" : "agent", text })).join("\n") +
+        "\n"
+    )
+
+  it("two files of the same name, and one file for two agents, are each reviewed from their first line", () => {
+    const { dir, memory } = scratch()
+    mkdirSync(join(dir, "other"))
+    const lines = readFileSync(transcript, "utf8").split("\n").slice(0, 4)
+    writeFileSync(join(dir, "en.jsonl"), lines.join("\n") + "\n")
+    writeFileSync(join(dir, "other/en.jsonl"), lines.slice(0, 2).join("\n") + "\n")
+    const at = ["--model", replay, "--memory", memory, "--json"]
+    const first = mneme(["review", join(dir, "en.jsonl"), ...at])
+    const other = mneme(["review", join(dir, "other/en.jsonl"), "--agent", "bob", ...at])
+    const sameFileBob = mneme(["review", join(dir, "en.jsonl"), "--agent", "bob", ...at])
+    const keys = [first, other, sameFileBob].map((run) => {
+      assert.strictEqual(run.code, 0, run.stderr)
+      const summary = JSON.parse(run.stdout)
+      assert.strictEqual(summary.modelCalls, 1, run.stderr)
+      return summary.conversation as string
+    })
+    assert.strictEqual(new Set(keys).size, 3)
+    const state = JSON.parse(readFileSync(join(memory, "reviewed.json"), "utf8"))
+    assert.deepStrictEqual(
+      keys.map((key) => state.cursors[`chat:${key}`]),
+      [4, 2, 4]
+    )
+  })
+
+  it("a relative path names the same conversation from the folder it is given in", () => {
+    const { dir, memory } = scratch()
+    write(join(dir, "chat.jsonl"), ["I like jazz", "Noted"])
+    const absolute = mneme(["review", join(dir, "chat.jsonl"), "--model", replay, "--memory", memory, "--json"])
+    const relative = spawnSync(
+      process.execPath,
+      [bin, "review", "chat.jsonl", "--model", replay, "--memory", memory, "--json"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        env: environment({})
+      }
+    )
+    assert.strictEqual(relative.status, 0, relative.stderr)
+    assert.strictEqual(JSON.parse(relative.stdout).conversation, JSON.parse(absolute.stdout).conversation)
+    assert.strictEqual(JSON.parse(relative.stdout).modelCalls, 0)
+  })
+
+  it("a cursor past the transcript's last line fails (exit 1) saying what happened and how to go on", () => {
+    const { dir, memory } = scratch()
+    const file = join(dir, "chat.jsonl")
+    write(file, ["I like jazz", "Noted", "I play the piano", "Nice"])
+    const at = ["--model", replay, "--memory", memory, "--conversation", "chat-1"]
+    assert.strictEqual(mneme(["review", file, ...at]).code, 0)
+    write(file, ["I like jazz", "Noted"])
+    const before = readFileSync(join(memory, "reviewed.json"), "utf8")
+    const run = mneme(["review", file, ...at])
+    assertFailure(
+      run,
+      1,
+      "mneme: conversation chat-1 was reviewed up to line #4, but this transcript ends at #2: the file was cut or " +
+        "replaced since. To review it from its first line, as a new conversation, pass --conversation with a new id"
+    )
+    assert.strictEqual(readFileSync(join(memory, "reviewed.json"), "utf8"), before)
+  })
+})
+
+describe("text that starts with a dash is text, not flags (issue 8 item 3)", () => {
+  it("remember and forget store and remove it, a leading bullet cleaned", () => {
+    const { memory } = scratch()
+    const at = ["--memory", memory]
+    const added = mneme(["remember", "- the user likes tea", ...at])
+    assert.strictEqual(added.code, 0, added.stderr)
+    assert.include(added.stdout, '"the user likes tea"')
+    const link = mneme(["remember", "- [[evil]] is a word", ...at])
+    assert.strictEqual(link.code, 0, link.stderr)
+    assert.notInclude(link.stdout, "0.1.0")
+    assert.include(ownMemory(memory), "- the user likes tea [added: ")
+    assert.include(ownMemory(memory), "- [[evil]] is a word [added: ")
+    const removed = mneme(["forget", "- the user", ...at])
+    assert.strictEqual(removed.code, 0, removed.stderr)
+    assert.include(removed.stdout, 'removed from agents/default/MEMORY.md: "the user likes tea"')
+    assert.notInclude(ownMemory(memory), "likes tea")
+    const recalled = mneme(["recall", "-[[evil]]", ...at])
+    assert.strictEqual(recalled.code, 0, recalled.stderr)
+  })
+
+  it("a flag value that starts with a dash is the value; a real unknown flag is a usage error (exit 2)", () => {
+    const { memory } = scratch()
+    const topic = mneme(["remember", "a fact", "--topic", "-not a topic", "--memory", memory])
+    assertFailure(topic, 1, '"-not a topic" is not a topic name')
+    const unknown = mneme(["remember", "a fact", "--nope", "--memory", memory])
+    assert.strictEqual(unknown.code, 2, unknown.stderr)
+    assert.include(unknown.stderr, "--nope")
+    assert.isFalse(existsSync(join(memory, "agents")))
+  })
+})
+
 describe("mneme remember, recall, forget, journal", () => {
   it("adds, searches, reads a topic, removes, and journals each change", () => {
     const { memory } = scratch()
@@ -407,9 +515,7 @@ describe("mneme failures: one line on stderr and an exit code", () => {
     assert.include(progress, "pass 1: failed at #0 of #18: the model failed: could not reach the model server")
     assert.include(message, "mneme: the review failed: the model failed: could not reach the model server")
     assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
-    assert.deepStrictEqual(JSON.parse(readFileSync(join(memory, "reviewed.json"), "utf8")).cursors, {
-      "chat:transcript": 0
-    })
+    assert.deepStrictEqual(exampleCursors(readFileSync(join(memory, "reviewed.json"), "utf8")), [0])
     assert.include(mneme(["show", "--memory", memory]).stdout, "failed: the model failed: could not reach")
   })
 

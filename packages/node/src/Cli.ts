@@ -7,7 +7,7 @@
  * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
  */
 import { type Lines, MemoryConfig, Scope, Text, Topic } from "@mneme/core"
-import { FileRoot, Memory, MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
+import { FileRoot, Memory, MemoryReview, MemoryStore, Platform, ReviewOutcome, ReviewState } from "@mneme/review"
 import {
   Cause,
   Config,
@@ -47,6 +47,21 @@ export class ReviewFailed extends Schema.TaggedError<ReviewFailed>()("ReviewFail
   }
 }
 
+/** The conversation's cursor is past the transcript's last line: the file was cut or replaced since its review. */
+export class CursorPastEnd extends Schema.TaggedError<CursorPastEnd>()("CursorPastEnd", {
+  conversation: Schema.String,
+  cursor: Schema.Number,
+  lastLine: Schema.Number
+}) {
+  override get message() {
+    return (
+      `conversation ${this.conversation} was reviewed up to line #${this.cursor}, but this transcript ends at ` +
+      `#${this.lastLine}: the file was cut or replaced since. To review it from its first line, as a new ` +
+      `conversation, pass --conversation with a new id`
+    )
+  }
+}
+
 /** How the process ends after a failure that was already reported on stderr. */
 export class Exit extends Data.TaggedError("Exit")<{ readonly code: number }> {
   override get [Runtime.errorExitCode]() {
@@ -61,16 +76,50 @@ export const noModel =
   "(with MNEME_MODEL and MNEME_API_KEY) or pass --model <URL> for an OpenAI-compatible server"
 
 // ---------------------------------------------------------------------------------------------------------------------
+// Values that start with "-"
+
+/**
+ * An argument starts with "-" yet cannot be a flag ("- the user likes tea", "-[x]"): the command line's lexer would
+ * read it as a cluster of short flags (`-h` among them), so it is marked as a value before parsing (with a NUL, which
+ * no argument can hold) and unmarked where values are read.
+ */
+const valueMark = "\u0000"
+const flagShape = /^--?[A-Za-z][A-Za-z0-9-]*(?:=|$)/
+const negativeNumber = /^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+
+/** `args` with each argument before `--` that starts with "-" but cannot be a flag marked as a value. */
+export const markValues = (args: ReadonlyArray<string>): Array<string> => {
+  const end = args.indexOf("--")
+  return args.map((arg, i) =>
+    (end === -1 || i < end) &&
+    arg.length > 1 &&
+    arg.startsWith("-") &&
+    !flagShape.test(arg) &&
+    !negativeNumber.test(arg)
+      ? valueMark + arg
+      : arg
+  )
+}
+
+const unmark = (value: string) => (value.startsWith(valueMark) ? value.slice(valueMark.length) : value)
+
+/** A positional text argument, as typed. */
+const textArgument = (name: string) => Argument.String(name).pipe(Argument.map(unmark))
+
+/** A flag that takes a text, as typed. */
+const textFlag = (name: string) => Flag.String(name).pipe(Flag.map(unmark))
+
+// ---------------------------------------------------------------------------------------------------------------------
 // Global options
 
 const mneme = Command.make("mneme").pipe(
   Command.withSharedFlags({
-    memory: Flag.String("memory").pipe(
+    memory: textFlag("memory").pipe(
       Flag.withDescription("The memory folder"),
       Flag.withMetavar("DIR"),
       Flag.withDefault("./memory")
     ),
-    agent: Flag.String("agent").pipe(
+    agent: textFlag("agent").pipe(
       Flag.withDescription("The agent whose memory to use"),
       Flag.withMetavar("ID"),
       Flag.withDefault("default")
@@ -101,7 +150,7 @@ const output = Effect.gen(function* () {
 const print = (lines: ReadonlyArray<string>) => Console.log(lines.join("\n"))
 const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
-const topicFlag = Flag.String("topic").pipe(
+const topicFlag = textFlag("topic").pipe(
   Flag.withDescription("A topic file instead of MEMORY.md"),
   Flag.withMetavar("T"),
   Flag.optional
@@ -248,6 +297,10 @@ const reviewToEnd = Effect.fnUntraced(function* (
   if (first !== undefined && (yield* cursors.cursor(key)) === undefined) yield* cursors.setCursor(key, first.seq - 1)
   const outcomes: Array<MemoryReview.Outcome> = []
   let cursor = yield* cursors.cursor(key)
+  const lastLine = lines.at(-1)?.seq ?? 0
+  if (cursor !== undefined && cursor > lastLine) {
+    return yield* new CursorPastEnd({ conversation: conversationId, cursor, lastLine })
+  }
   while (true) {
     const outcome = yield* review.reviewNow(conversationId)
     outcomes.push(outcome)
@@ -284,17 +337,19 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
 const review = Command.make(
   "review",
   {
-    transcript: Argument.String("transcript").pipe(
+    transcript: textArgument("transcript").pipe(
       Argument.withDescription("A JSONL transcript: one {seq, who, text} object a line")
     ),
-    model: Flag.String("model").pipe(
+    model: textFlag("model").pipe(
       Flag.withDescription(
         "replay:FILE for recorded answers, or an OpenAI-compatible server URL (default: MNEME_BASE_URL)"
       ),
       Flag.optional
     ),
-    conversation: Flag.String("conversation").pipe(
-      Flag.withDescription("The conversation id (default: the file's base name)"),
+    conversation: textFlag("conversation").pipe(
+      Flag.withDescription(
+        "The conversation id (default: the file's base name and a hash of its absolute path and the agent)"
+      ),
       Flag.optional
     ),
     dryRun: Flag.Boolean("dry-run").pipe(
@@ -308,9 +363,14 @@ const review = Command.make(
     const path = yield* Path.Path
     const model = yield* chooseModel(input.model)
     const lines = yield* FileTranscript.read(input.transcript)
-    const conversationId = Option.getOrElse(input.conversation, () =>
-      FileTranscript.conversationOf(path, input.transcript)
+    const sha256 = yield* Effect.provide(
+      Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
+      NodePlatform.layer
     )
+    const conversationId = Option.getOrElse(input.conversation, () =>
+      FileTranscript.conversationOf(path, input.transcript, global.agent, sha256)
+    )
+    const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
     const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
     const last = lines.at(-1)?.seq
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
@@ -318,7 +378,7 @@ const review = Command.make(
     const services = Memory.layer({ root }).pipe(
       Layer.provide(
         Layer.mergeAll(
-          FileTranscript.layer({ lines, conversationId, agentId: global.agent }),
+          FileTranscript.layer({ lines, conversationId, label, agentId: global.agent }),
           model,
           NodePlatform.layer
         )
@@ -334,6 +394,7 @@ const review = Command.make(
     const changes = outcomes.map((outcome) => outcome.changes)
     const summary = {
       conversation: conversationId,
+      transcript: label,
       agent: global.agent,
       memory: global.memory,
       dryRun: input.dryRun,
@@ -370,7 +431,7 @@ const review = Command.make(
 /** The human summary of a review. */
 const renderReview = (
   s: {
-    readonly conversation: string
+    readonly transcript: string
     readonly memory: string
     readonly dryRun: boolean
     readonly passes: number
@@ -391,7 +452,7 @@ const renderReview = (
 ): Array<string> => {
   const where = (scope: string, topic: string | undefined) => (topic === undefined ? scope : `${scope} · ${topic}`)
   const out: Array<string> = [
-    p.bold(`Reviewed ${s.conversation}: `) +
+    p.bold(`Reviewed ${s.transcript}: `) +
       (s.modelCalls === 0
         ? "nothing new to review"
         : `${Txt.plural(s.passes, "pass", "passes")} (${Txt.plural(s.modelCalls, "model call", "model calls")})`) +
@@ -524,7 +585,7 @@ const printOutcome = Effect.fnUntraced(function* (outcome: MemoryStore.Outcome) 
 const remember = Command.make(
   "remember",
   {
-    text: Argument.String("text").pipe(Argument.withDescription("The fact to keep")),
+    text: textArgument("text").pipe(Argument.withDescription("The fact to keep")),
     ...whereFlags
   },
   Effect.fn("mneme.remember")(function* (input) {
@@ -536,7 +597,7 @@ const remember = Command.make(
 const forget = Command.make(
   "forget",
   {
-    match: Argument.String("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
+    match: textArgument("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
     ...whereFlags
   },
   Effect.fn("mneme.forget")(function* (input) {
@@ -551,10 +612,7 @@ const forget = Command.make(
 const recall = Command.make(
   "recall",
   {
-    query: Argument.String("query").pipe(
-      Argument.withDescription("Words every entry shown must hold"),
-      Argument.optional
-    ),
+    query: textArgument("query").pipe(Argument.withDescription("Words every entry shown must hold"), Argument.optional),
     topic: topicFlag
   },
   Effect.fn("mneme.recall")(function* (input) {
@@ -652,6 +710,7 @@ const presenter: CliOutput.Presenter = {
 const usageTags = new Set(["UsageError", "ConfigError"])
 const failureTags = new Set([
   "ReviewFailed",
+  "CursorPastEnd",
   "MalformedAnswer",
   "UnlistedEntry",
   "BadTopic",
@@ -692,7 +751,7 @@ export const version = "0.1.0"
 
 /** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
-  Command.runWith(cli, { version })(args).pipe(
+  Command.runWith(cli, { version })(markValues(args)).pipe(
     Effect.provide(CliOutput.layerPresenter(presenter)),
     // The review's warnings are in its summary; its log lines are for --verbose (or --log-level), on stderr.
     Effect.provideService(Logger.LogToStderr, true),

@@ -55,8 +55,19 @@ export const read = Effect.fn("FileTranscript.read")(function* (file: string) {
   return yield* Effect.fromResult(parse(file, content))
 })
 
-/** The conversation id a transcript file stands for by default: its base name without the extension. */
-export const conversationOf = (path: Path.Path, file: string): string => path.basename(file, path.extname(file))
+/** The name a transcript file goes by: its base name without the extension. */
+export const labelOf = (path: Path.Path, file: string): string => path.basename(file, path.extname(file))
+
+/**
+ * The conversation id a transcript file stands for by default: its name and a short hash of the agent and the file's
+ * absolute path, so two files of the same name, or one file reviewed for two agents, never share a cursor.
+ */
+export const conversationOf = (
+  path: Path.Path,
+  file: string,
+  agentId: string,
+  sha256: (text: string) => string
+): string => `${labelOf(path, file)}-${sha256(`${agentId}\u0000${path.resolve(file)}`).slice(0, 12)}`
 
 /** Options for {@link layer}. */
 export interface Options {
@@ -64,6 +75,8 @@ export interface Options {
   readonly lines: ReadonlyArray<Lines.Line>
   /** The conversation these lines are. */
   readonly conversationId: string
+  /** The name an entry's source cites for the conversation (by default its id): `<label> #<seq>`. */
+  readonly label?: string | undefined
   /** The agent that owns the conversation; it may write team memory. */
   readonly agentId: string
 }
@@ -83,7 +96,13 @@ export const layer = (options: Options): Layer.Layer<Transcript.Transcript | Age
         conversationId === options.conversationId
           ? Effect.succeed(options.agentId)
           : Effect.fail(unknown(conversationId)),
-      anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))
+      anchor: (conversationId, seq) =>
+        Effect.succeed(
+          Transcript.defaultAnchor(
+            conversationId === options.conversationId ? (options.label ?? conversationId) : conversationId,
+            seq
+          )
+        )
     }),
     Layer.succeed(Agents.Agents)({
       get: (agentId) =>
