@@ -298,12 +298,7 @@ describe("mneme review against an OpenAI-compatible server", () => {
       MNEME_MODEL: "stub-model",
       MNEME_API_KEY: "test-key-123"
     })
-    assert.strictEqual(run.code, 1, run.stderr)
-    const [progress, message, ...rest] = run.stderr.trimEnd().split("\n")
-    assert.deepStrictEqual(rest, [])
-    assert.include(progress, "pass 1: failed at #0 of #18: the model failed: ")
-    assert.include(message, "mneme: the review failed: the model failed: ")
-    assert.include(message, "401")
+    assertFailure(run, 1, "mneme: the review failed at #0 of #18 (pass 1): the model failed: ", "401")
     assert.notInclude(run.stderr, "test-key-123")
     assert.strictEqual(server.received.length, 1)
   })
@@ -509,11 +504,11 @@ describe("mneme failures: one line on stderr and an exit code", () => {
     const run = mneme(["review", transcript, "--model", "http://127.0.0.1:9/v1", "--memory", memory], {
       MNEME_MODEL: "test"
     })
-    assert.strictEqual(run.code, 1, run.stderr)
-    const [progress, message, ...rest] = run.stderr.trimEnd().split("\n")
-    assert.deepStrictEqual(rest, [])
-    assert.include(progress, "pass 1: failed at #0 of #18: the model failed: could not reach the model server")
-    assert.include(message, "mneme: the review failed: the model failed: could not reach the model server")
+    assertFailure(
+      run,
+      1,
+      "mneme: the review failed at #0 of #18 (pass 1): the model failed: could not reach the model server"
+    )
     assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
     assert.deepStrictEqual(exampleCursors(readFileSync(join(memory, "reviewed.json"), "utf8")), [0])
     assert.include(mneme(["show", "--memory", memory]).stdout, "failed: the model failed: could not reach")
@@ -536,14 +531,75 @@ describe("mneme failures: one line on stderr and an exit code", () => {
     assert.strictEqual(run.code, 1)
     assert.include(run.stdout, "Reviewed chat-7: 1 pass (2 model calls), cursor at #12 of #18")
     assert.include(run.stdout, "Added (3)")
-    assert.include(
-      run.stderr,
-      `mneme: the review failed: the model failed: ${one} has no recorded answer left for call 2`
-    )
+    assert.deepStrictEqual(run.stderr.trimEnd().split("\n"), [
+      "pass 1: read to #12 of #18 (1 model call): 3 added, 0 edited, 0 removed, 1 left out, 1 secret dropped",
+      `mneme: the review failed at #12 of #18 (pass 2): the model failed: ${one} has no recorded answer left for call 2 (it holds 1)`
+    ])
     assert.include(ownMemory(memory), "- Dana drinks green tea, never coffee [source: chat-7 #11; added: ")
     assert.deepStrictEqual(JSON.parse(readFileSync(join(memory, "reviewed.json"), "utf8")).cursors, {
       "chat:chat-7": 12
     })
+  })
+
+  /** A memory whose MEMORY.md is nearly full, a one-line chat, and an answer with two adds too big for it. */
+  const nearlyFull = () => {
+    const { dir, memory } = scratch()
+    const own = join(memory, "agents/default")
+    mkdirSync(own, { recursive: true })
+    const full =
+      "# Memory\n\n" +
+      Array.from({ length: 13 }, (_, i) => `- Fact ${i}: ${"word ".repeat(55).trim()}`).join("\n") +
+      `\n- Fact 13: ${"word ".repeat(20).trim()}\n- Likes tea\n\n## Index\n`
+    writeFileSync(join(own, "MEMORY.md"), full)
+    const chat = join(dir, "chat.jsonl")
+    writeFileSync(chat, JSON.stringify({ seq: 1, who: "user", text: "I walk the dog and drink coffee" }) + "\n")
+    const changes = [
+      { op: "add", text: `The user drinks coffee ${"every single morning ".repeat(8)}`.trim() },
+      { op: "remove", entry: 15 },
+      { op: "add", text: `The user walks the dog ${"every single evening ".repeat(8)}`.trim() }
+    ]
+    const recorded = join(dir, "answers.jsonl")
+    writeFileSync(recorded, JSON.stringify({ answer: JSON.stringify({ changes }) }) + "\n")
+    return { memory, args: ["review", chat, "--model", `replay:${recorded}`, "--memory", memory] }
+  }
+
+  it("a review into a full MEMORY.md says what landed, and each change memory refused in a line (issue 8 item 10)", () => {
+    const { memory, args } = nearlyFull()
+    const run = mneme(args)
+    assert.strictEqual(run.code, 1, run.stderr)
+    assert.include(run.stdout, "Reviewed chat: 1 pass (1 model call), cursor at #0 of #1")
+    assert.include(run.stdout, "Removed (1)\n  -  own  Likes tea")
+    assert.notInclude(run.stdout, "Added")
+    const lines = run.stderr.trimEnd().split("\n")
+    assert.strictEqual(lines.length, 2, run.stderr)
+    const refused = (what: string) =>
+      new RegExp(
+        `^mneme: the review could not add "The user ${what} every single .*": agents/default/MEMORY\\.md would hold [\\d,]+ of its 4,000 characters`
+      )
+    assert.match(lines[0]!, refused("drinks coffee"))
+    assert.match(lines[1]!, refused("walks the dog"))
+    assert.notInclude(ownMemory(memory), "Likes tea")
+    const journal = readFileSync(join(memory, "journal.jsonl"), "utf8").trimEnd().split("\n")
+    assert.deepStrictEqual(
+      journal.map((line) => JSON.parse(line).op),
+      ["remove"]
+    )
+  })
+
+  it("--json lists each change memory refused with its tag and reason", () => {
+    const { args } = nearlyFull()
+    const run = mneme([...args, "--json"])
+    assert.strictEqual(run.code, 1, run.stderr)
+    const summary = JSON.parse(run.stdout)
+    assert.strictEqual(summary.ok, false)
+    assert.deepStrictEqual(
+      summary.failed.map((failed: { tag: string; change: { op: string } }) => [failed.tag, failed.change.op]),
+      [
+        ["MemoryFull", "add"],
+        ["MemoryFull", "add"]
+      ]
+    )
+    assert.strictEqual(summary.removed.length, 1)
   })
 
   it("a full MEMORY.md refuses the entry and says how to make room, losing nothing (exit 1)", () => {

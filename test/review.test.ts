@@ -843,6 +843,35 @@ describe("a failed review's outcome", () => {
     }).pipe(Effect.provide(Kit.layer()))
   )
 
+  it.effect("of a full MEMORY.md names every change memory refused, each with why (issue 8 item 10)", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      yield* fillMemory(3_950)
+      yield* firstLines
+      const coffee = `The user drinks coffee ${"every single morning ".repeat(8)}`.trim()
+      const walks = `The user walks the dog ${"every single evening ".repeat(8)}`.trim()
+      yield* (yield* Testing.ScriptedModel).push(
+        Kit.answer({ op: "add", text: coffee }, { op: "remove", entry: 1 }, { op: "add", text: walks })
+      )
+      const outcome = yield* (yield* review).reviewNow(Kit.conversation)
+      assert.strictEqual(outcome._tag, "Failed")
+      if (outcome._tag !== "Failed") return
+      assert.deepStrictEqual(
+        outcome.changes.failed.map((failed) => [failed.change, failed.error._tag]),
+        [
+          [{ op: "add", text: coffee }, "MemoryFull"],
+          [{ op: "add", text: walks }, "MemoryFull"]
+        ]
+      )
+      assert.strictEqual(outcome.error, outcome.changes.failed[0]!.error)
+      for (const failed of outcome.changes.failed) {
+        assert.strictEqual(failed.reason, failed.error.message)
+        assert.match(failed.reason, /^agents\/.+\/MEMORY\.md would hold [\d,]+ of its 4,000 characters/)
+      }
+      assert.deepStrictEqual(outcome.changes.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
+    }).pipe(Effect.provide(Kit.layer()))
+  )
+
   it.effect("keeps and shows no secret: a malformed answer's password and a model error's key are masked", () =>
     Effect.gen(function* () {
       yield* Kit.setUp()

@@ -6,7 +6,7 @@
  * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
  * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
  */
-import { type Lines, MemoryConfig, Scope, Text, Topic } from "@mneme/core"
+import { type Answer, type Lines, MemoryConfig, Scope, Text, Topic } from "@mneme/core"
 import { FileRoot, Memory, MemoryReview, MemoryStore, Platform, ReviewOutcome, ReviewState } from "@mneme/review"
 import {
   Cause,
@@ -37,13 +37,6 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
   override get message() {
     return this.reason
-  }
-}
-
-/** A review ended without success (its outcome says why). */
-export class ReviewFailed extends Schema.TaggedError<ReviewFailed>()("ReviewFailed", { reason: Schema.String }) {
-  override get message() {
-    return `the review failed: ${this.reason}`
   }
 }
 
@@ -313,6 +306,24 @@ const reviewToEnd = Effect.fnUntraced(function* (
 
 const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
 
+/** What a change of an answer was, for people: `add "…"`, `edit entry 3`. */
+const changeText = (change: Answer.Change) =>
+  change.op === "add" ? `add ${JSON.stringify(change.text)}` : `${change.op} entry ${change.entry}`
+
+/**
+ * A failed review's lines for stderr, one per failure: each change memory refused, with why; otherwise why the
+ * review failed, where.
+ */
+const failureLines = (outcome: MemoryReview.Outcome, pass: number, last: number | undefined): Array<string> => {
+  const refused = outcome.changes.failed
+  if (refused.length > 0) {
+    return refused.map((failed) => `mneme: the review could not ${changeText(failed.change)}: ${failed.reason}`)
+  }
+  const of = last === undefined ? "" : ` of #${last}`
+  const reason = ReviewOutcome.reasonOf(outcome) ?? outcome._tag
+  return [`mneme: the review failed at ${at(outcome.cursor)}${of} (pass ${pass}): ${reason}`]
+}
+
 /** One review's progress line. */
 const progress = (outcome: MemoryReview.Outcome, last: number | undefined): string => {
   const of = last === undefined ? "" : ` of #${last}`
@@ -373,8 +384,9 @@ const review = Command.make(
     const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
     const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
     const last = lines.at(-1)?.seq
+    // A pass that failed is said once, in the failure lines at the end.
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
-      Console.error(`pass ${pass}: ${progress(outcome, last)}`)
+      ReviewOutcome.isOk(outcome) ? Console.error(`pass ${pass}: ${progress(outcome, last)}`) : Effect.void
     const services = Memory.layer({ root }).pipe(
       Layer.provide(
         Layer.mergeAll(
@@ -410,6 +422,9 @@ const review = Command.make(
       leftOut: changes.flatMap((change) => change.leftOut),
       secretsDropped: changes.reduce((n, change) => n + change.secretsDropped, 0),
       skipped: changes.flatMap((change) => change.skipped),
+      failed: changes.flatMap((change) =>
+        change.failed.map((failed) => ({ change: failed.change, tag: failed.error._tag, reason: failed.reason }))
+      ),
       sizes: view.sizes,
       limits: view.limits,
       ...(input.dryRun ? { files } : {})
@@ -418,7 +433,8 @@ const review = Command.make(
     if (out.json) yield* printJson(summary)
     else if (failed === undefined || kept > 0) yield* print(renderReview(summary, files, out.paint))
     if (failed !== undefined) {
-      return yield* new ReviewFailed({ reason: ReviewOutcome.reasonOf(failed) ?? failed._tag })
+      yield* Console.error(failureLines(failed, outcomes.length, last).join("\n"))
+      return yield* new Exit({ code: ExitCode.failed })
     }
   }, Effect.scoped)
 ).pipe(
@@ -459,9 +475,12 @@ const renderReview = (
       `, cursor at ${at(s.cursor)}${s.lastLine === null ? "" : ` of #${s.lastLine}`}` +
       (s.dryRun ? p.yellow(` — dry run: nothing was written to ${s.memory}`) : "")
   ]
+  const nothing =
+    s.added.length + s.edited.length + s.removed.length + s.leftOut.length + s.skipped.length + s.secretsDropped === 0
+  // A review that changed nothing is one line (a dry run still says what it would write: nothing).
+  if (nothing && !s.dryRun) return out
   const section = (title: string, rows: ReadonlyArray<ReadonlyArray<string>>) => {
-    out.push("", p.bold(`${title} (${rows.length})`))
-    out.push(...(rows.length === 0 ? ["  none"] : Txt.table(rows)))
+    if (rows.length > 0) out.push("", p.bold(`${title} (${rows.length})`), ...Txt.table(rows))
   }
   section(
     "Added",
@@ -481,11 +500,10 @@ const renderReview = (
     leftOut.push([p.yellow("!"), `${secrets} dropped  ${p.dim("(memory never keeps keys, passwords or ID numbers)")}`])
   }
   section("Left out", leftOut)
-  if (s.skipped.length > 0)
-    section(
-      "Skipped",
-      s.skipped.map((k) => [p.yellow("!"), k.reason])
-    )
+  section(
+    "Skipped",
+    s.skipped.map((k) => [p.yellow("!"), k.reason])
+  )
   out.push(
     "",
     `MEMORY.md: own ${Txt.size(s.sizes.own, s.limits.memory)}, team ${Txt.size(s.sizes.team, s.limits.memory)}`
@@ -709,7 +727,6 @@ const presenter: CliOutput.Presenter = {
 
 const usageTags = new Set(["UsageError", "ConfigError"])
 const failureTags = new Set([
-  "ReviewFailed",
   "CursorPastEnd",
   "MalformedAnswer",
   "UnlistedEntry",
@@ -732,6 +749,7 @@ const report = (cause: Cause.Cause<unknown>, verbose: boolean): Effect.Effect<nu
     const error = Cause.squash(cause)
     const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : undefined
     let code: number = ExitCode.failed
+    if (error instanceof Exit) return error.code
     if (CliError.isCliError(error)) {
       code = ExitCode.usage
       // The presenter has shown parse errors; a bare `mneme` has shown the help.

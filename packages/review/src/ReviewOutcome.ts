@@ -43,6 +43,14 @@ export interface LeftOut {
   readonly problem: string
 }
 
+/** A change memory refused (full, too many topics, a bad topic name): it fails the review once the rest is applied. */
+export interface FailedChange {
+  readonly change: Answer.Change
+  readonly error: MemoryFull | TooManyTopics | BadTopic
+  /** The error's message, secrets masked. */
+  readonly reason: string
+}
+
 /** What a review's answers did to memory: exactly what landed, even when the review failed afterwards. */
 export interface Changes {
   readonly added: ReadonlyArray<Applied>
@@ -52,10 +60,20 @@ export interface Changes {
   /** Secret entries dropped from answers, silently. */
   readonly secretsDropped: number
   readonly skipped: ReadonlyArray<Skipped>
+  /** Changes memory refused, each with why; the first is the failed review's error. */
+  readonly failed: ReadonlyArray<FailedChange>
 }
 
 /** No change at all. */
-export const noChanges: Changes = { added: [], edited: [], removed: [], leftOut: [], secretsDropped: 0, skipped: [] }
+export const noChanges: Changes = {
+  added: [],
+  edited: [],
+  removed: [],
+  leftOut: [],
+  secretsDropped: 0,
+  skipped: [],
+  failed: []
+}
 
 /** Everything that fails a review and counts against the failure policy. */
 export type ReviewError =

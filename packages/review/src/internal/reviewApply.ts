@@ -23,7 +23,15 @@ import { Effect, Result } from "effect"
 import type { AgentInfo } from "../Agents.ts"
 import type { StoredScope } from "../MemoryRoot.ts"
 import type { MemoryStore } from "../MemoryStore.ts"
-import { type Applied, type Changes, type Edited, noChanges, type Skipped, warnings } from "../ReviewOutcome.ts"
+import {
+  type Applied,
+  type Changes,
+  type Edited,
+  type FailedChange,
+  noChanges,
+  type Skipped,
+  warnings
+} from "../ReviewOutcome.ts"
 
 /** A failure that fails the review once the rest of the answer was tried. */
 export type ApplyFailure = MemoryFull | TooManyTopics | BadTopic
@@ -50,7 +58,7 @@ export interface Done {
   readonly changes: Changes
   /** Whether anything changed. */
   readonly changed: boolean
-  /** The first failure that fails the review, once the rest was tried. */
+  /** The first failure that fails the review, once the rest was tried (every one is in `changes.failed`). */
   readonly failure: ApplyFailure | undefined
 }
 
@@ -177,7 +185,15 @@ const tally = (
     const result = results[i]
     return result !== undefined && Result.isSuccess(result) && result.success.changed ? [p.landed(result.success)] : []
   })
-  const failures = results.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
+  const failed = sent.flatMap((p, i): ReadonlyArray<FailedChange> => {
+    const result = results[i]
+    return result !== undefined &&
+      Result.isFailure(result) &&
+      result.failure._tag !== "NoMatch" &&
+      result.failure._tag !== "Denied"
+      ? [{ change: p.change, error: result.failure, reason: Lines.mask(result.failure.message, settings) }]
+      : []
+  })
   const skips = planned.flatMap((p): ReadonlyArray<Skipped> => {
     if (p._tag === "Skip") return [skipped(p.change, p.error, settings)]
     const result = results[sent.indexOf(p)]
@@ -196,12 +212,11 @@ const tally = (
         l._tag === "Edited" ? [{ ...mask(l.entry), before: Lines.mask(l.entry.before, settings) }] : []
       ),
       removed: landed.flatMap((l) => (l._tag === "Removed" ? [mask(l.entry)] : [])),
-      skipped: skips
+      skipped: skips,
+      failed
     },
     changed: landed.length > 0,
-    failure: failures.find(
-      (failure): failure is ApplyFailure => failure._tag !== "NoMatch" && failure._tag !== "Denied"
-    )
+    failure: failed[0]?.error
   }
 }
 

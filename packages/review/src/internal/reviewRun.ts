@@ -67,7 +67,8 @@ const combine = (a: Changes, b: Changes): Changes => ({
   removed: [...a.removed, ...b.removed],
   leftOut: [...a.leftOut, ...b.leftOut],
   secretsDropped: a.secretsDropped + b.secretsDropped,
-  skipped: [...a.skipped, ...b.skipped]
+  skipped: [...a.skipped, ...b.skipped],
+  failed: [...a.failed, ...b.failed]
 })
 
 /** The fields every outcome has. */
