@@ -67,25 +67,36 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
 
   const unusable = (detail: string) => storageError(new RootUnusable({ root, detail }))
 
-  /** The root, made when missing; a root that is not a folder, or cannot be made, fails at once. */
-  const ensureRoot = fs.makeDirectory(root, { recursive: true }).pipe(
-    Effect.catch((error) =>
-      Effect.flatMap(Effect.option(fs.stat(root)), (info) =>
-        Effect.fail(
-          Option.isSome(info) && info.value.type !== "Directory"
-            ? storageError(new NotAFolder({ path: root }))
-            : unusable(`its folder cannot be made: ${describe(error)}`)
+  /**
+   * `dir`, made when missing, one folder at a time from the nearest that exists (a recursive make loops for ever
+   * where a folder cannot be made in an existing one, as in `/proc`); a path that is not a folder, or a folder that
+   * cannot be made, fails at once.
+   */
+  const isFolder = (dir: string) =>
+    Effect.map(Effect.option(fs.stat(dir)), (info) => Option.isSome(info) && info.value.type === "Directory")
+  const makeFolder = (dir: string): Effect.Effect<void, StorageError> =>
+    Effect.flatMap(Effect.option(fs.stat(dir)), (info) => {
+      if (Option.isSome(info)) {
+        return info.value.type === "Directory" ? Effect.void : Effect.fail(storageError(new NotAFolder({ path: dir })))
+      }
+      const parent = path.dirname(dir)
+      if (parent === dir) return Effect.fail(unusable(`its folder cannot be made: ${dir} does not exist`))
+      return makeFolder(parent).pipe(
+        Effect.andThen(fs.makeDirectory(dir)),
+        // Made meanwhile by another writer; anything else there (a dangling link) is not a folder.
+        Effect.catchReason("PlatformError", "AlreadyExists", () =>
+          Effect.flatMap(isFolder(dir), (folder) =>
+            folder ? Effect.void : Effect.fail(storageError(new NotAFolder({ path: dir })))
+          )
+        ),
+        Effect.catchTag("PlatformError", (error) =>
+          Effect.fail(unusable(`its folder cannot be made: ${describe(error)}`))
         )
       )
-    ),
-    Effect.andThen(
-      Effect.flatMap(Effect.option(fs.stat(root)), (info) =>
-        Option.isSome(info) && info.value.type === "Directory"
-          ? Effect.void
-          : Effect.fail(storageError(new NotAFolder({ path: root })))
-      )
-    )
-  )
+    })
+
+  /** The root, made when missing. */
+  const ensureRoot = makeFolder(root)
 
   /** Creates the lock for `token`; `false` when there already is one. */
   const create = (token: string, since: number) => {
