@@ -15,6 +15,8 @@ try {
   await import("../dist/bin.js")
 } catch (error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("dist")) throw error
-  process.stderr.write("mneme: the command is not built yet: run pnpm build in the checkout (or bash scripts/main.sh)\n")
+  process.stderr.write(
+    "mneme: the command is not built yet: run pnpm build in the checkout (or bash scripts/main.sh)\n"
+  )
   process.exit(2)
 }
