@@ -1,6 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
+import { MemoryConfig, MemoryFile, Scope as Scopes, Text, Topic } from "@mneme/core"
 import { MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect, FileSystem, Layer, Path, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -1546,5 +1546,374 @@ describe("agents, archive, view and journal", () => {
       assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ scope: own }))), ["b"])
       assert.deepStrictEqual(texts(yield* at(root, (store) => store.journal({ scope: team, limit: 1 }))), ["c"])
       assert.deepStrictEqual(yield* at(root, (store) => store.journal({ limit: 0 })), [])
+    }))
+})
+
+describe("a torn last journal line (issue 8 item 14)", () => {
+  const torn =
+    "mneme: the last line of journal.jsonl is torn (a writer was stopped while appending it) and is skipped; the next change starts a fresh line"
+  /** What a writer killed mid-append leaves: the start of a record, no line break. */
+  const fragment = '{"version":2,"id":"mp1-torn","time":1,"op":"add","scope":"team","file":"te'
+
+  test("the next change's lines start on a fresh line, every complete record reads back, the torn tail is reported once", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.forEach(["a", "b"], (text) => store.add({ scope: team, text, actor: "t" }), { discard: true })
+      )
+      const complete = yield* read(root, "journal.jsonl")
+      yield* write(root, "journal.jsonl", complete + fragment)
+      const first = warnings()
+      const before = yield* at(root, (store) => store.journal()).pipe(Effect.provide(first.layer))
+      assert.deepStrictEqual(
+        before.map((line) => line.after),
+        ["- a [added: 2026-11-06]", "- b [added: 2026-11-06]"]
+      )
+      assert.deepStrictEqual(first.lines, [torn])
+      // A new topic: two journal lines (the entry and the index link) in one append.
+      yield* at(root, (store) => store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }))
+      const text = yield* read(root, "journal.jsonl")
+      assert.isTrue(text.startsWith(`${complete}${fragment}\n{`))
+      assert.isTrue(text.endsWith("}\n"))
+      const second = warnings()
+      const after = yield* at(root, (store) => store.journal()).pipe(Effect.provide(second.layer))
+      assert.deepStrictEqual(
+        after.map((line) => [line.file, line.after]),
+        [
+          ["team/MEMORY.md", "- a [added: 2026-11-06]"],
+          ["team/MEMORY.md", "- b [added: 2026-11-06]"],
+          ["agents/ada/pets.md", "- Has a cat [added: 2026-11-06]"],
+          ["agents/ada/MEMORY.md", "- [[pets]]"]
+        ]
+      )
+      // The fragment now stands on a line of its own, between whole records: skipped as damaged, no longer torn.
+      assert.deepStrictEqual(second.lines, ["mneme: journal.jsonl has 1 damaged line(s), skipped (line 3)"])
+      yield* at(root, (store) => store.add({ scope: team, text: "c", actor: "t" }))
+      const third = warnings()
+      const last = yield* at(root, (store) => store.journal()).pipe(Effect.provide(third.layer))
+      assert.deepStrictEqual(
+        last.map((line) => line.after),
+        [
+          "- a [added: 2026-11-06]",
+          "- b [added: 2026-11-06]",
+          "- Has a cat [added: 2026-11-06]",
+          "- [[pets]]",
+          "- c [added: 2026-11-06]"
+        ]
+      )
+      assert.deepStrictEqual(third.lines, ["mneme: journal.jsonl has 1 damaged line(s), skipped (line 3)"])
+    }))
+
+  test("a whole record whose line break was never written is kept, and so is the record appended after it", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.forEach(["a", "b"], (text) => store.add({ scope: team, text, actor: "t" }), { discard: true })
+      )
+      const complete = yield* read(root, "journal.jsonl")
+      yield* write(root, "journal.jsonl", complete.slice(0, -1))
+      const first = warnings()
+      const before = yield* at(root, (store) => store.journal()).pipe(Effect.provide(first.layer))
+      assert.deepStrictEqual(
+        before.map((line) => line.after),
+        ["- a [added: 2026-11-06]", "- b [added: 2026-11-06]"]
+      )
+      assert.deepStrictEqual(first.lines, [])
+      yield* at(root, (store) => store.add({ scope: team, text: "c", actor: "t" }))
+      const text = yield* read(root, "journal.jsonl")
+      assert.isTrue(text.startsWith(complete))
+      assert.strictEqual(text.split("\n").length, 4)
+      const second = warnings()
+      const after = yield* at(root, (store) => store.journal()).pipe(Effect.provide(second.layer))
+      assert.deepStrictEqual(
+        after.map((line) => line.after),
+        ["- a [added: 2026-11-06]", "- b [added: 2026-11-06]", "- c [added: 2026-11-06]"]
+      )
+      assert.deepStrictEqual(second.lines, [])
+    }))
+
+  test("an archive after a torn tail journals on a fresh line too", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) => store.add({ scope: own, text: "one", actor: "t" }))
+      const complete = yield* read(root, "journal.jsonl")
+      yield* write(root, "journal.jsonl", complete + fragment)
+      const to = yield* at(root, (store) => store.archive("ada", { actor: "host" }))
+      assert.isTrue((yield* read(root, "journal.jsonl")).startsWith(`${complete}${fragment}\n{`))
+      const logged = warnings()
+      const lines = yield* at(root, (store) => store.journal()).pipe(Effect.provide(logged.layer))
+      assert.deepStrictEqual(
+        lines.map((line) => [line.op, line.file, line.after]),
+        [
+          ["add", "agents/ada/MEMORY.md", "- one [added: 2026-11-06]"],
+          ["archive", "agents/ada", to]
+        ]
+      )
+      assert.deepStrictEqual(logged.lines, ["mneme: journal.jsonl has 1 damaged line(s), skipped (line 2)"])
+    }))
+})
+
+describe("agent ids that are Windows device names (issue 8 item 16)", () => {
+  const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
+  /** Each id with the slug its folder starts with. */
+  const devices = [
+    ["con", "con"],
+    ["CON", "con"],
+    ["NUL", "nul"],
+    ["lpt1", "lpt1"],
+    ["com9.txt", "com9-txt"],
+    ["aux", "aux"]
+  ] as const
+
+  test("each gets the slug-and-hash folder, never one named like the device, and no two share a folder", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* tempRoot
+      for (const [agentId] of devices) {
+        yield* at(root, (store) => store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId}`, actor: "t" }))
+      }
+      const expected = devices.map(([agentId, slug]) => `${slug}-${sha(agentId).slice(0, 12)}`)
+      assert.strictEqual(new Set(expected).size, devices.length)
+      const folders = (yield* fs.readDirectory(`${root}/agents`)).toSorted()
+      assert.deepStrictEqual(folders, expected.toSorted())
+      for (const folder of folders) assert.isFalse(Topic.isDeviceName(folder), folder)
+      for (const [i, [agentId]] of devices.entries()) {
+        const dir = `agents/${expected[i]}`
+        assert.deepStrictEqual(JSON.parse(yield* read(root, `${dir}/agent.json`)), { version: 1, agentId })
+        const loaded = yield* at(root, (store) => store.load(Scopes.own(agentId)))
+        assert.strictEqual(loaded.dir, dir)
+        assert.deepStrictEqual(entryTexts(loaded), [`fact of ${agentId}`])
+      }
+      const agents = yield* at(root, (store) => store.agents)
+      assert.deepStrictEqual(
+        agents.map((agent) => [agent.agentId, agent.dir]).sort(),
+        devices.map(([agentId], i) => [agentId, `agents/${expected[i]}`]).sort()
+      )
+    }))
+
+  test("a folder the earlier naming gave a device name is still read, and moved to its new folder on the first write", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      const scope = Scopes.own("nul")
+      const dir = `agents/nul-${sha("nul").slice(0, 12)}`
+      yield* write(root, "agents/nul/MEMORY.md", "# Memory\n\n- an old fact\n\n## Index\n")
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(scope))), ["an old fact"])
+      yield* at(root, (store) => store.add({ scope, text: "a new fact", actor: "t" }))
+      assert.deepStrictEqual(
+        (yield* listing(root)).filter((name) => name.startsWith("agents")),
+        ["agents", dir, `${dir}/MEMORY.md`, `${dir}/agent.json`]
+      )
+      assert.strictEqual(
+        yield* read(root, `${dir}/MEMORY.md`),
+        "# Memory\n\n- an old fact\n- a new fact [added: 2026-11-06]\n\n## Index\n"
+      )
+      const loaded = yield* at(root, (store) => store.load(scope))
+      assert.strictEqual(loaded.dir, dir)
+      assert.deepStrictEqual(entryTexts(loaded), ["an old fact", "a new fact"])
+    }))
+})
+
+describe("a change that cannot be journaled is not made (issue 8 item 20)", () => {
+  /** A root with ada's MEMORY.md and topic "pets", and what they and the journal hold. */
+  const seeded = Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const root = yield* tempRoot
+    yield* at(root, (store) =>
+      Effect.all([
+        store.add({ scope: own, text: "kept", actor: "t" }),
+        store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" })
+      ])
+    )
+    const bytes = (file: string) => fs.readFile(`${root}/${file}`)
+    return {
+      root,
+      memory: yield* bytes("agents/ada/MEMORY.md"),
+      pets: yield* bytes("agents/ada/pets.md"),
+      bytes
+    }
+  })
+
+  /**
+   * The root's files after the refused changes. The refused archive makes its (empty) `archive` folder before the
+   * journal is checked; that folder is all it may leave.
+   */
+  const afterwards = (root: string) =>
+    Effect.gen(function* () {
+      const files = yield* listing(root)
+      assert.deepStrictEqual(
+        files.filter((name) => name.startsWith("archive")),
+        ["archive"]
+      )
+      return files.filter((name) => name !== "archive")
+    })
+
+  /** Every kind of change to ada's memory: to MEMORY.md, to a topic, a new topic, and an archive. */
+  const changes = (store: Store) =>
+    Effect.all([
+      Effect.flip(store.add({ scope: own, text: "new fact", actor: "t" })),
+      Effect.flip(store.add({ scope: own, topic: "pets", text: "Has a dog", actor: "t" })),
+      Effect.flip(store.add({ scope: own, topic: "work", text: "Works at a bakery", actor: "t" })),
+      Effect.flip(store.replace({ scope: own, match: "kept", text: "kept, edited", actor: "t" })),
+      Effect.flip(store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" })),
+      Effect.flip(store.archive("ada"))
+    ])
+
+  test("a journal.jsonl that is a folder refuses every change, with the files byte for byte as they were", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const { root, memory, pets, bytes } = yield* seeded
+      yield* fs.remove(`${root}/journal.jsonl`)
+      yield* fs.makeDirectory(`${root}/journal.jsonl`)
+      const before = yield* listing(root)
+      const errors = yield* at(root, changes)
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "WriteFailed")
+        assert.strictEqual(
+          error.message,
+          "journal.jsonl: could not write it (nothing was changed): it is a folder, not a file"
+        )
+      }
+      assert.deepStrictEqual(yield* afterwards(root), before)
+      assert.deepStrictEqual(yield* bytes("agents/ada/MEMORY.md"), memory)
+      assert.deepStrictEqual(yield* bytes("agents/ada/pets.md"), pets)
+      yield* fs.remove(`${root}/journal.jsonl`, { recursive: true })
+      yield* at(root, (store) => store.add({ scope: own, text: "new fact", actor: "t" }))
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), ["kept", "new fact", "Has a cat"])
+      assert.deepStrictEqual(
+        (yield* at(root, (store) => store.journal())).map((line) => [line.file, line.after]),
+        [["agents/ada/MEMORY.md", "- new fact [added: 2026-11-06]"]]
+      )
+    }))
+
+  for (const call of ["open", "writeAll", "sync"] as const) {
+    test(`a failed ${call} of the journal refuses every change, with the files and the journal as they were`, () =>
+      Effect.gen(function* () {
+        const path = yield* Path.Path
+        const { root, memory, pets, bytes } = yield* seeded
+        const journal = yield* bytes("journal.jsonl")
+        const before = yield* listing(root)
+        const failing = failingServices((c, file) => c === call && path.basename(file) === "journal.jsonl")
+        const errors = yield* at(root, changes).pipe(Effect.provide(failing))
+        for (const error of errors) {
+          assert.strictEqual(error._tag, "StorageError")
+          assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "WriteFailed")
+          assert.strictEqual(
+            error.message,
+            "journal.jsonl: could not write it (nothing was changed): Unknown: injected failure"
+          )
+        }
+        assert.deepStrictEqual(yield* afterwards(root), before)
+        assert.deepStrictEqual(yield* bytes("agents/ada/MEMORY.md"), memory)
+        assert.deepStrictEqual(yield* bytes("agents/ada/pets.md"), pets)
+        assert.deepStrictEqual(yield* bytes("journal.jsonl"), journal)
+        yield* at(root, (store) => store.add({ scope: own, topic: "pets", text: "Has a dog", actor: "t" }))
+        assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [
+          "kept",
+          "Has a cat",
+          "Has a dog"
+        ])
+        const lines = yield* at(root, (store) => store.journal())
+        assert.deepStrictEqual(
+          lines.map((line) => line.after),
+          [
+            "- kept [added: 2026-11-06]",
+            "- Has a cat [added: 2026-11-06]",
+            "- [[pets]]",
+            "- Has a dog [added: 2026-11-06]"
+          ]
+        )
+      }))
+  }
+})
+
+describe("a symbolic link inside the root (issue 8 item 21)", () => {
+  const linked = (path: string, target: string) =>
+    `${path} is a link to ${target}; mneme does not write through links: replace the link with the file, or remove it`
+
+  test("a MEMORY.md that links to another agent's is refused on write and on read, and the other is untouched", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* tempRoot
+      yield* at(root, (store) => store.add({ scope: Scopes.own("y"), text: "y's fact", actor: "t" }))
+      const theirs = yield* fs.readFile(`${root}/agents/y/MEMORY.md`)
+      yield* fs.makeDirectory(`${root}/agents/x`)
+      yield* fs.symlink("../y/MEMORY.md", `${root}/agents/x/MEMORY.md`)
+      const before = yield* listing(root)
+      const journal = yield* read(root, "journal.jsonl")
+      const x = Scopes.own("x")
+      const errors = yield* at(root, (store) =>
+        Effect.all([
+          Effect.flip(store.add({ scope: x, text: "planted", actor: "t" })),
+          Effect.flip(store.add({ scope: x, topic: "pets", text: "Has a cat", actor: "t" })),
+          Effect.flip(store.replace({ scope: x, match: "y's fact", text: "changed", actor: "t" })),
+          Effect.flip(store.remove({ scope: x, match: "y's fact", actor: "t" })),
+          Effect.flip(store.load(x)),
+          Effect.flip(store.view("x"))
+        ])
+      )
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "LinkedFile")
+        assert.strictEqual(error.message, linked("agents/x/MEMORY.md", "agents/y/MEMORY.md"))
+      }
+      assert.strictEqual((yield* fs.stat(`${root}/agents/x/MEMORY.md`)).type, "File")
+      assert.strictEqual(yield* fs.readLink(`${root}/agents/x/MEMORY.md`), "../y/MEMORY.md")
+      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/y/MEMORY.md`), theirs)
+      assert.deepStrictEqual(yield* listing(root), before)
+      assert.strictEqual(yield* read(root, "journal.jsonl"), journal)
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("y")))), ["y's fact"])
+    }))
+
+  test("a topic that links to another topic is refused on write and left out on read with its error", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* tempRoot
+      const x = Scopes.own("x")
+      yield* at(root, (store) =>
+        Effect.all([
+          store.add({ scope: Scopes.own("y"), topic: "pets", text: "y has a cat", actor: "t" }),
+          store.add({ scope: x, topic: "cats", text: "x has a cat", actor: "t" })
+        ])
+      )
+      const theirs = yield* fs.readFile(`${root}/agents/y/pets.md`)
+      const cats = yield* fs.readFile(`${root}/agents/x/cats.md`)
+      yield* fs.symlink("../y/pets.md", `${root}/agents/x/pets.md`)
+      yield* fs.symlink("cats.md", `${root}/agents/x/dogs.md`)
+      const loaded = yield* at(root, (store) => store.load(x))
+      assert.deepStrictEqual(
+        loaded.files.map((file) => file.file),
+        ["agents/x/MEMORY.md", "agents/x/cats.md"]
+      )
+      assert.deepStrictEqual(
+        loaded.unreadable.map(({ file, error }) => [file, error.reason._tag, error.message]),
+        [
+          ["agents/x/dogs.md", "LinkedFile", linked("agents/x/dogs.md", "agents/x/cats.md")],
+          ["agents/x/pets.md", "LinkedFile", linked("agents/x/pets.md", "agents/y/pets.md")]
+        ]
+      )
+      const journal = yield* read(root, "journal.jsonl")
+      for (const [topic, target] of [
+        ["pets", "agents/y/pets.md"],
+        ["dogs", "agents/x/cats.md"]
+      ] as const) {
+        const errors = yield* at(root, (store) =>
+          Effect.all([
+            Effect.flip(store.add({ scope: x, topic, text: "planted", actor: "t" })),
+            Effect.flip(store.replace({ scope: x, topic, match: "has a cat", text: "changed", actor: "t" })),
+            Effect.flip(store.remove({ scope: x, topic, match: "has a cat", actor: "t" }))
+          ])
+        )
+        for (const error of errors) {
+          assert.strictEqual(error._tag, "StorageError")
+          assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : "", "LinkedFile")
+          assert.strictEqual(error.message, linked(`agents/x/${topic}.md`, target))
+        }
+      }
+      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/y/pets.md`), theirs)
+      assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/x/cats.md`), cats)
+      assert.strictEqual(yield* fs.readLink(`${root}/agents/x/pets.md`), "../y/pets.md")
+      assert.strictEqual(yield* fs.readLink(`${root}/agents/x/dogs.md`), "cats.md")
+      assert.strictEqual(yield* read(root, "journal.jsonl"), journal)
     }))
 })
