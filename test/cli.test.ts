@@ -418,6 +418,69 @@ describe("text that starts with a dash is text, not flags (issue 8 item 3)", () 
   })
 })
 
+describe("mneme show says what a person must know of odd files (issue 8 items 4, 17, 22, 23)", () => {
+  it("masks an entry that looks secret and warns of it, reports unlinked and unreadable topics", () => {
+    const { memory } = scratch()
+    const own = join(memory, "agents/default")
+    mkdirSync(own, { recursive: true })
+    writeFileSync(
+      join(own, "MEMORY.md"),
+      "# Memory\n\n- The user likes tea\n- The user's AWS key is AKIAIOSFODNN7EXAMPLE\n\n## Index\n- [pets](pets.md)\n"
+    )
+    writeFileSync(join(own, "orphan.md"), "# Orphan\n\n- A fact\n")
+    writeFileSync(join(own, "pets.md"), Buffer.from([0x2d, 0x20, 0xff, 0xfe, 0x0a]))
+    const run = mneme(["show", "--memory", memory])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.notInclude(run.stdout, "AKIAIOSFODNN7EXAMPLE")
+    assert.include(
+      run.stdout,
+      "    - The user's AWS key is [secret]\n      ! this entry looks like a secret (masked here): memory should not keep it\n"
+    )
+    assert.include(
+      run.stdout,
+      "  ! agents/default/orphan.md is not linked from MEMORY.md's index (the next entry added to it links it)\n"
+    )
+    assert.include(
+      run.stdout,
+      "  ! agents/default/pets.md could not be read, and is left out: agents/default/pets.md is not valid UTF-8 text"
+    )
+    const json = JSON.parse(mneme(["show", "--memory", memory, "--json"]).stdout)
+    const [ownScope] = json.scopes
+    assert.deepStrictEqual(ownScope.unlinked, ["agents/default/orphan.md"])
+    assert.deepStrictEqual(
+      ownScope.unreadable.map((file: { file: string }) => file.file),
+      ["agents/default/pets.md"]
+    )
+    assert.deepStrictEqual(
+      ownScope.files[0].entries.map((entry: { text: string; looksSecret: boolean }) => [entry.text, entry.looksSecret]),
+      [
+        ["The user likes tea", false],
+        ["The user's AWS key is [secret]", true]
+      ]
+    )
+  })
+
+  it("says a hand-edited MEMORY.md is over its size and prints its entries only up to its size", () => {
+    const { memory } = scratch()
+    const own = join(memory, "agents/default")
+    mkdirSync(own, { recursive: true })
+    const entries = Array.from({ length: 20_000 }, (_, i) => `- Fact number ${i} about the user`)
+    writeFileSync(join(own, "MEMORY.md"), `# Memory\n\n${entries.join("\n")}\n`)
+    const run = mneme(["show", "--memory", memory])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stdout, "    ! over its size of 4,000 characters: remove or shorten entries\n")
+    assert.include(
+      run.stdout,
+      "    - Fact number 136 about the user\n    … 19,863 more entries past its size, not shown\n"
+    )
+    assert.notInclude(run.stdout, "Fact number 137 ")
+    assert.isBelow(run.stdout.length, 8_000)
+    const json = JSON.parse(mneme(["show", "--memory", memory, "--json"]).stdout)
+    assert.strictEqual(json.scopes[0].files[0].entries.length, 137)
+    assert.strictEqual(json.scopes[0].files[0].notShown, 19_863)
+  })
+})
+
 describe("mneme remember, recall, forget, journal", () => {
   it("adds, searches, reads a topic, removes, and journals each change", () => {
     const { memory } = scratch()

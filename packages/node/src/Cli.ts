@@ -6,8 +6,17 @@
  * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
  * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
  */
-import { type Answer, type Lines, MemoryConfig, Scope, Text, Topic } from "@mneme/core"
-import { FileRoot, Memory, MemoryReview, MemoryStore, Platform, ReviewOutcome, ReviewState } from "@mneme/review"
+import { type Answer, type Lines, MemoryConfig, Scope, Secret, Text, Topic } from "@mneme/core"
+import {
+  FileRoot,
+  Memory,
+  MemoryReview,
+  type MemoryRoot,
+  MemoryStore,
+  Platform,
+  ReviewOutcome,
+  ReviewState
+} from "@mneme/review"
 import {
   Cause,
   Config,
@@ -523,6 +532,44 @@ const renderReview = (
 // ---------------------------------------------------------------------------------------------------------------------
 // show
 
+/** How many of the first entries, of these sizes, fit within `limit` characters. */
+const entriesWithin = (sizes: ReadonlyArray<number>, limit: number): number => {
+  let total = 0
+  for (const [i, size] of sizes.entries()) {
+    total += size
+    if (total > limit) return i
+  }
+  return sizes.length
+}
+
+/**
+ * A memory file as `show` gives it: its entries up to its size (a hand-edited file far past it is not printed
+ * whole), each masked where it looks secret, and how many were not shown.
+ */
+const showFile = (file: MemoryRoot.StoredFile, settings: MemoryConfig.Settings) => {
+  const limit = file.topic === undefined ? settings.memoryMax : settings.topicMax
+  const entries = file.parsed.entries
+  const within = entriesWithin(
+    entries.map((entry) => Text.length(entry.text)),
+    limit
+  )
+  return {
+    file: file.file,
+    topic: file.topic ?? null,
+    size: file.size,
+    limit,
+    entries: entries.slice(0, within).map((entry) => {
+      const looksSecret = Secret.looksSecret(entry.text)
+      return {
+        text: looksSecret ? Secret.redact(entry.text) : entry.text,
+        meta: Object.fromEntries(entry.meta),
+        looksSecret
+      }
+    }),
+    notShown: entries.length - within
+  }
+}
+
 const show = Command.make(
   "show",
   {},
@@ -544,13 +591,9 @@ const show = Command.make(
         scope: name,
         topics: view.files.length - 1,
         topicsMax: settings.topicsMax,
-        files: view.files.map((file) => ({
-          file: file.file,
-          topic: file.topic ?? null,
-          size: file.size,
-          limit: file.topic === undefined ? settings.memoryMax : settings.topicMax,
-          entries: file.parsed.entries.map((entry) => ({ text: entry.text, meta: Object.fromEntries(entry.meta) }))
-        }))
+        files: view.files.map((file) => showFile(file, settings)),
+        unlinked: view.unlinked.map((file) => file.file),
+        unreadable: view.unreadable.map((file) => ({ file: file.file, reason: file.error.message }))
       })),
       lastReview
     }
@@ -567,11 +610,26 @@ const show = Command.make(
         const name = file.topic === null ? "MEMORY.md" : `topic ${file.topic}`
         const full = file.size > file.limit ? p.red : file.size > file.limit * 0.9 ? p.yellow : (t: string) => t
         lines.push(`  ${Txt.pad(name, 40)}${full(Txt.padStart(Txt.size(file.size, file.limit), 18))}`)
-        if (file.entries.length === 0) lines.push(p.dim("    (no entries)"))
+        if (file.size > file.limit) {
+          lines.push(p.red(`    ! over its size of ${Txt.count(file.limit)} characters: remove or shorten entries`))
+        }
+        if (file.entries.length === 0 && file.notShown === 0) lines.push(p.dim("    (no entries)"))
         for (const entry of file.entries) {
           const meta = Object.entries(entry.meta).map(([key, value]) => `${key}: ${value}`)
           lines.push(`    - ${entry.text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
+          if (entry.looksSecret) {
+            lines.push(p.red("      ! this entry looks like a secret (masked here): memory should not keep it"))
+          }
         }
+        if (file.notShown > 0) {
+          lines.push(p.dim(`    … ${Txt.plural(file.notShown, "more entry", "more entries")} past its size, not shown`))
+        }
+      }
+      for (const file of scope.unlinked) {
+        lines.push(p.yellow(`  ! ${file} is not linked from MEMORY.md's index (the next entry added to it links it)`))
+      }
+      for (const { file, reason } of scope.unreadable) {
+        lines.push(p.red(`  ! ${file} could not be read, and is left out: ${reason}`))
       }
     }
     lines.push(

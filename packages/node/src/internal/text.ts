@@ -5,7 +5,7 @@
 import { Text } from "@mneme/core"
 
 /** A whole number with thousands separators: `1,234`. */
-const count = (n: number): string => n.toLocaleString("en-US")
+export const count = (n: number): string => n.toLocaleString("en-US")
 
 /** A size against its limit: `1,234 / 4,000`. */
 export const size = (n: number, max: number): string => `${count(n)} / ${count(max)}`
