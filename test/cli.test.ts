@@ -481,6 +481,71 @@ describe("mneme show says what a person must know of odd files (issue 8 items 4,
   })
 })
 
+describe("the memory limits from the environment hold on every command (issue 8 item 5)", () => {
+  /** A review of a one-line chat whose recorded answer adds `text`. */
+  const reviewAdding = (dir: string, memory: string, text: string, env: Record<string, string>) => {
+    const chat = join(dir, "chat.jsonl")
+    writeFileSync(chat, JSON.stringify({ seq: 1, who: "user", text: "Remember this" }) + "\n")
+    const recorded = join(dir, "answers.jsonl")
+    writeFileSync(recorded, JSON.stringify({ answer: JSON.stringify({ changes: [{ op: "add", text }] }) }) + "\n")
+    return mneme(["review", chat, "--model", `replay:${recorded}`, "--memory", memory, "--json"], env)
+  }
+
+  it("MNEME_ENTRY_MAX: remember refuses a longer entry, and a review leaves it out", () => {
+    const { dir, memory } = scratch()
+    const env = { MNEME_ENTRY_MAX: "20" }
+    const run = mneme(["remember", "The user likes green tea a lot", "--memory", memory], env)
+    assertFailure(run, 1, "the entry is 30 characters, over the limit of 20")
+    const reviewed = reviewAdding(dir, memory, "The user likes green tea a lot", env)
+    assert.strictEqual(reviewed.code, 0, reviewed.stderr)
+    assert.deepStrictEqual(JSON.parse(reviewed.stdout).leftOut, [
+      { text: "The user likes green tea a lot", problem: "the entry is 30 characters, over the limit of 20" }
+    ])
+    assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
+    assert.strictEqual(mneme(["remember", "The user likes green tea a lot", "--memory", memory]).code, 0)
+  })
+
+  it("MNEME_MEMORY_MAX: remember and a review refuse what would pass it, and show says the limit", () => {
+    const { dir, memory } = scratch()
+    const env = { MNEME_MEMORY_MAX: "40" }
+    const run = mneme(["remember", "The user likes green tea", "--memory", memory], env)
+    assertFailure(run, 1, "agents/default/MEMORY.md would hold 67 of its 40 characters")
+    const reviewed = reviewAdding(dir, memory, "The user likes green tea", env)
+    assert.strictEqual(reviewed.code, 1, reviewed.stderr)
+    assert.match(
+      reviewed.stderr,
+      /^mneme: the review could not add "The user likes green tea": .* would hold \d+ of its 40 characters/
+    )
+    assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
+    assert.include(mneme(["show", "--memory", memory], env).stdout, "0 / 40\n")
+  })
+
+  it("MNEME_TOPIC_MAX and MNEME_TOPICS_MAX: a topic past its size, and a topic past their number, are refused", () => {
+    const { memory } = scratch()
+    const at = ["--memory", memory]
+    const big = mneme(["remember", "The user likes green tea", "--topic", "tea", ...at], { MNEME_TOPIC_MAX: "20" })
+    assertFailure(big, 1, "tea.md would hold", "of its 20 characters")
+    assert.strictEqual(mneme(["remember", "Oolong in the afternoon", "--topic", "tea", ...at]).code, 0)
+    const more = mneme(["remember", "A cat named Tom", "--topic", "pets", ...at], { MNEME_TOPICS_MAX: "1" })
+    assert.strictEqual(more.code, 1, more.stderr)
+    assert.isFalse(existsSync(join(memory, "agents/default/pets.md")))
+  })
+
+  it("a limit that is not a whole number above 0 is a usage error naming it (exit 2)", () => {
+    const { memory } = scratch()
+    for (const [name, value] of [
+      ["MNEME_ENTRY_MAX", "abc"],
+      ["MNEME_MEMORY_MAX", "0"],
+      ["MNEME_TOPIC_MAX", "1.5"],
+      ["MNEME_TOPICS_MAX", "-3"]
+    ] as const) {
+      const run = mneme(["remember", "x y", "--memory", memory], { [name]: value })
+      assertFailure(run, 2, `mneme: ${name} must be a whole number above 0, not ${JSON.stringify(value)}`)
+    }
+    assert.isFalse(existsSync(memory))
+  })
+})
+
 describe("mneme remember, recall, forget, journal", () => {
   it("adds, searches, reads a topic, removes, and journals each change", () => {
     const { memory } = scratch()

@@ -168,9 +168,41 @@ const storeLayer = (root: string) =>
     Layer.provide(NodePlatform.layer)
   )
 
-/** Runs a command over the memory store and review state of `--memory`. */
+/** A limit from the environment variable `name`, if set: a whole number above 0, or a usage error naming it. */
+const optionalLimit = Effect.fnUntraced(function* (name: string) {
+  const given = Option.getOrUndefined(yield* Config.option(Config.String(name)))
+  if (given === undefined) return undefined
+  const value = Number(given.trim())
+  if (given.trim() === "" || !Number.isSafeInteger(value) || value <= 0) {
+    return yield* new UsageError({ reason: `${name} must be a whole number above 0, not ${JSON.stringify(given)}` })
+  }
+  return value
+})
+
+/**
+ * The memory limits from the environment, over the defaults: MNEME_ENTRY_MAX, MNEME_MEMORY_MAX, MNEME_TOPIC_MAX and
+ * MNEME_TOPICS_MAX.
+ */
+const limits = Effect.gen(function* () {
+  const given = {
+    entryMax: yield* optionalLimit("MNEME_ENTRY_MAX"),
+    memoryMax: yield* optionalLimit("MNEME_MEMORY_MAX"),
+    topicMax: yield* optionalLimit("MNEME_TOPIC_MAX"),
+    topicsMax: yield* optionalLimit("MNEME_TOPICS_MAX")
+  }
+  const settings: Partial<MemoryConfig.Settings> = Object.fromEntries(
+    Object.entries(given).filter(([, value]) => value !== undefined)
+  )
+  return settings
+})
+
+/** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */
 const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(mneme, ({ memory }) => Effect.provide(effect, storeLayer(memory)))
+  Effect.gen(function* () {
+    const { memory } = yield* mneme
+    const settings = MemoryConfig.layer(yield* limits)
+    return yield* Effect.provide(effect, storeLayer(memory).pipe(Layer.provideMerge(settings)))
+  })
 
 /** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */
 const whereFlags = { topic: topicFlag, team: teamFlag }
@@ -396,7 +428,7 @@ const review = Command.make(
     // A pass that failed is said once, in the failure lines at the end.
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
       ReviewOutcome.isOk(outcome) ? Console.error(`pass ${pass}: ${progress(outcome, last)}`) : Effect.void
-    const services = Memory.layer({ root }).pipe(
+    const services = Memory.layer({ root, settings: yield* limits }).pipe(
       Layer.provide(
         Layer.mergeAll(
           FileTranscript.layer({ lines, conversationId, label, agentId: global.agent }),
