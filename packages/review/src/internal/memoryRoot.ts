@@ -253,14 +253,62 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     }
   })
 
-  /** The id record of an agent's hashed folder, written when missing. */
+  /** The id record of an agent's hashed folder, written when missing; gives its path when it was written. */
   const recordId = Effect.fnUntraced(function* (real: string, dir: string, agentId: string) {
     const record = yield* Paths.resolve(fs, real, `${dir}/${Paths.idRecordName}`)
-    if (record.info !== undefined) return
+    if (record.info !== undefined) return undefined
     const file = `${dir}/${Paths.idRecordName}`
     const content = encodeIdRecord({ version: 1, agentId }) + "\n"
     yield* writeAtomic(record.absolute, file, content, yield* temporarySuffix)
+    return record.absolute
   })
+
+  /**
+   * What a change made before it was made for good (folders, id records), so a refused change can take it away and
+   * leave the root as it was: the folders it created, outermost first, and the files it wrote in them or elsewhere.
+   */
+  interface Made {
+    readonly folders: Array<string>
+    readonly files: Array<string>
+  }
+
+  const nothingMade = (): Made => ({ folders: [], files: [] })
+
+  /**
+   * Makes the folder `dir` (relative to the root, its existing parts already checked by `Paths.resolve`) where
+   * missing, one folder at a time, adding each folder it creates to `made` as soon as it is there.
+   */
+  const makeFolders = Effect.fnUntraced(function* (real: string, dir: string, made: Made) {
+    let at = real
+    for (const part of dir.split("/")) {
+      at = path.join(at, part)
+      const info = yield* orMissing(fs.lstat(at)).pipe(Effect.mapError(readFailed(dir)))
+      if (info !== undefined) continue
+      const created = yield* fs.makeDirectory(at).pipe(
+        Effect.as(true),
+        Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false)),
+        Effect.mapError(writeFailed(dir))
+      )
+      if (created) made.folders.push(at)
+    }
+  })
+
+  /**
+   * Takes away what a refused change made (best effort): the files it wrote, then the folders it created, innermost
+   * first and only while empty, so nothing that was there before, or that it did not put there, is removed.
+   */
+  const unmake = (made: Made) =>
+    Effect.gen(function* () {
+      for (const file of made.files.toReversed()) yield* Effect.ignore(fs.remove(file, { force: true }))
+      for (const folder of made.folders.toReversed()) {
+        const names = yield* Effect.option(fs.readDirectory(folder))
+        if (Option.isSome(names) && names.value.length === 0) {
+          yield* Effect.ignore(fs.remove(folder, { recursive: true }))
+        }
+      }
+      made.files.length = 0
+      made.folders.length = 0
+    })
 
   /** Moves an agent's folder of the earlier naming to its own (under the lock), recording its id. */
   const moveLegacy = Effect.fnUntraced(function* (real: string, legacy: string, dir: string, agentId: string) {
@@ -282,7 +330,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   /**
    * Runs `change` with the journal open for appending (so a journal that cannot be appended stops the change before
-   * it is made); `append` writes the lines on a fresh line, and `undo` gives the journal its length back.
+   * it is made); `append` writes the lines on a fresh line, and `undo` gives the journal its length back. A journal
+   * this opening created is removed again when the change fails and leaves it empty.
    */
   const withJournal = <A>(
     real: string,
@@ -291,39 +340,47 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       readonly undo: Effect.Effect<void>
     }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
   ) =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const journal = yield* Paths.resolve(fs, real, Journal.journalName)
-        if (journal.info !== undefined && journal.info.type !== "File") {
-          return yield* storageError(
-            new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" })
-          )
-        }
-        const handle = yield* fs
-          .open(journal.absolute, { flag: "a+" })
-          .pipe(Effect.mapError(writeFailed(Journal.journalName)))
-        const size = Number((yield* handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName)))).size)
-        const lastByte =
-          size === 0
-            ? undefined
-            : yield* handle
-                .readAlloc(1, { position: BigInt(size - 1) })
-                .pipe(Effect.mapError(readFailed(Journal.journalName)))
-        const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
-        const undo = Effect.ignore(handle.truncate(size))
-        const append = (lines: ReadonlyArray<JournalLine>) =>
-          Journal.encode(lines).pipe(
-            Effect.flatMap((text) =>
-              handle.writeAll(encodeText(torn ? "\n" + text : text)).pipe(
-                Effect.andThen(handle.sync),
-                Effect.onError(() => undo),
-                Effect.mapError(writeFailed(Journal.journalName))
+    Effect.gen(function* () {
+      const journal = yield* Paths.resolve(fs, real, Journal.journalName)
+      if (journal.info !== undefined && journal.info.type !== "File") {
+        return yield* storageError(new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" }))
+      }
+      const removeIfNewAndEmpty =
+        journal.info !== undefined
+          ? Effect.void
+          : Effect.ignore(
+              Effect.flatMap(fs.lstat(journal.absolute), (info) =>
+                info.type === "File" && Number(info.size) === 0 ? fs.remove(journal.absolute) : Effect.void
               )
             )
-          )
-        return yield* change({ append, undo })
-      })
-    )
+      return yield* Effect.scoped(
+        Effect.gen(function* () {
+          const handle = yield* fs
+            .open(journal.absolute, { flag: "a+" })
+            .pipe(Effect.mapError(writeFailed(Journal.journalName)))
+          const size = Number((yield* handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName)))).size)
+          const lastByte =
+            size === 0
+              ? undefined
+              : yield* handle
+                  .readAlloc(1, { position: BigInt(size - 1) })
+                  .pipe(Effect.mapError(readFailed(Journal.journalName)))
+          const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
+          const undo = Effect.ignore(handle.truncate(size))
+          const append = (lines: ReadonlyArray<JournalLine>) =>
+            Journal.encode(lines).pipe(
+              Effect.flatMap((text) =>
+                handle.writeAll(encodeText(torn ? "\n" + text : text)).pipe(
+                  Effect.andThen(handle.sync),
+                  Effect.onError(() => undo),
+                  Effect.mapError(writeFailed(Journal.journalName))
+                )
+              )
+            )
+          return yield* change({ append, undo })
+        })
+      ).pipe(Effect.onError(() => removeIfNewAndEmpty))
+    })
 
   /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
   interface Target {
@@ -362,6 +419,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       Effect.gen(function* () {
         const targets: Array<Target> = []
         const written: Array<Target> = []
+        const made = nothingMade()
         const prepare = Effect.gen(function* () {
           for (const write of writes) {
             const { absolute, info } = yield* Paths.resolve(fs, real, write.file)
@@ -374,11 +432,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
                 : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
             if (write.content !== undefined) {
               const folder = path.dirname(write.file)
-              yield* fs
-                .makeDirectory(path.dirname(absolute), { recursive: true })
-                .pipe(Effect.mapError(writeFailed(folder)))
+              yield* makeFolders(real, folder, made)
               const agentId = ids.get(folder)
-              if (agentId !== undefined && Paths.recordsId(agentId)) yield* recordId(real, folder, agentId)
+              if (agentId !== undefined && Paths.recordsId(agentId)) {
+                const recorded = yield* recordId(real, folder, agentId)
+                if (recorded !== undefined) made.files.push(recorded)
+              }
             }
             const temporary =
               write.content === undefined
@@ -415,6 +474,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
         }).pipe(
           Effect.ensuring(removeTemporaries),
+          // A refused change takes away the folders and id records it made for its files (after their temporaries).
+          Effect.onError(() => unmake(made)),
           Effect.ensuring(Effect.sync(() => targets.forEach((target) => cache.drop(target.absolute))))
         )
       })
@@ -527,9 +588,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           let to = base
           for (let n = 2; (yield* Paths.resolve(fs, real, to)).info !== undefined; n++) to = `${base}-${n}`
           const target = yield* Paths.resolve(fs, real, to)
-          yield* fs
-            .makeDirectory(path.dirname(target.absolute), { recursive: true })
-            .pipe(Effect.mapError(writeFailed("archive")))
           const lines = yield* journalLines(
             [
               {
@@ -543,14 +601,17 @@ export const make = Effect.fnUntraced(function* (options: Options) {
             ],
             now
           )
+          // The archive folder is made only once the journal is open, and taken away again if the archive is refused.
+          const made = nothingMade()
           yield* withJournal(real, (journal) =>
             Effect.gen(function* () {
+              yield* makeFolders(real, "archive", made)
               yield* journal.append(lines)
               yield* fs.rename(located.absolute, target.absolute).pipe(
                 Effect.mapError(writeFailed(from)),
                 Effect.onError(() => journal.undo)
               )
-            })
+            }).pipe(Effect.onError(() => unmake(made)))
           )
           return to
         })
