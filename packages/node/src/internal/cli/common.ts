@@ -1,0 +1,164 @@
+/**
+ * What every command of the `mneme` CLI shares: the exit codes and the errors that end a run, the global flags
+ * (`--memory`, `--agent`, `--json`, `--verbose`), values that start with "-", output, and the memory store over
+ * `--memory` with the limits of the environment.
+ */
+import { MemoryConfig, Scope } from "@mneme/core"
+import { FileRoot, MemoryStore, ReviewState } from "@mneme/review"
+import { Config, Console, Data, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
+import * as NodePlatform from "../../NodePlatform.ts"
+import * as Txt from "../text.ts"
+
+/** The exit codes: 0 done, 1 an operation failed, 2 usage or configuration. */
+export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
+
+/** The command line was used wrongly, or something it needs is not configured. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** How the process ends after a failure that was already reported on stderr. */
+export class Exit extends Data.TaggedError("Exit")<{ readonly code: number }> {
+  override get [Runtime.errorExitCode]() {
+    return this.code
+  }
+  override readonly [Runtime.errorReported] = false
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Values that start with "-"
+
+/**
+ * An argument starts with "-" yet cannot be a flag ("- the user likes tea", "-[x]"): the command line's lexer would
+ * read it as a cluster of short flags (`-h` among them), so it is marked as a value before parsing (with a NUL, which
+ * no argument can hold) and unmarked where values are read.
+ */
+const valueMark = "\u0000"
+const flagShape = /^--?[A-Za-z][A-Za-z0-9-]*(?:=|$)/
+const negativeNumber = /^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+
+/** `args` with each argument before `--` that starts with "-" but cannot be a flag marked as a value. */
+export const markValues = (args: ReadonlyArray<string>): Array<string> => {
+  const end = args.indexOf("--")
+  return args.map((arg, i) =>
+    (end === -1 || i < end) &&
+    arg.length > 1 &&
+    arg.startsWith("-") &&
+    !flagShape.test(arg) &&
+    !negativeNumber.test(arg)
+      ? valueMark + arg
+      : arg
+  )
+}
+
+export const unmark = (value: string) => (value.startsWith(valueMark) ? value.slice(valueMark.length) : value)
+
+/** A positional text argument, as typed. */
+export const textArgument = (name: string) => Argument.String(name).pipe(Argument.map(unmark))
+
+/** A flag that takes a text, as typed. */
+export const textFlag = (name: string) => Flag.String(name).pipe(Flag.map(unmark))
+
+export const mneme = Command.make("mneme").pipe(
+  Command.withSharedFlags({
+    memory: textFlag("memory").pipe(
+      Flag.withDescription("The memory folder"),
+      Flag.withMetavar("DIR"),
+      Flag.withDefault("./memory")
+    ),
+    agent: textFlag("agent").pipe(
+      Flag.withDescription("The agent whose memory to use"),
+      Flag.withMetavar("ID"),
+      Flag.withDefault("default")
+    ),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print one JSON document, for scripts"),
+      Flag.withDefault(false)
+    ),
+    verbose: Flag.Boolean("verbose").pipe(
+      Flag.withDescription("Print the full cause of a failure"),
+      Flag.withDefault(false)
+    )
+  }),
+  Command.withDescription(
+    "Long-term memory for AI agents, as Markdown a person can read. " +
+      "Exit codes: 0 done, 1 an operation failed, 2 usage or configuration."
+  )
+)
+
+/** Output settings: JSON or human text, and the colours for the latter. */
+export const output = Effect.gen(function* () {
+  const global = yield* mneme
+  const { canColor } = yield* TerminalCapabilities.TerminalCapabilities
+  return { json: global.json, paint: Txt.paint(canColor) }
+})
+
+/** Prints lines (or one JSON document) to stdout. */
+export const print = (lines: ReadonlyArray<string>) => Console.log(lines.join("\n"))
+export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+export const topicFlag = textFlag("topic").pipe(
+  Flag.withDescription("A topic file instead of MEMORY.md"),
+  Flag.withMetavar("T"),
+  Flag.optional
+)
+export const teamFlag = Flag.Boolean("team").pipe(
+  Flag.withDescription("Team memory instead of the agent's own"),
+  Flag.withDefault(false)
+)
+/** The memory store and the review state over the memory folder `root`, on this machine. */
+export const storeLayer = (root: string) =>
+  Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(
+    Layer.provide(FileRoot.layer({ root })),
+    Layer.provide(NodePlatform.layer)
+  )
+
+/** A limit from the environment variable `name`, if set: a whole number above 0, or a usage error naming it. */
+const optionalLimit = Effect.fnUntraced(function* (name: string) {
+  const given = Option.getOrUndefined(yield* Config.option(Config.String(name)))
+  if (given === undefined) return undefined
+  const value = Number(given.trim())
+  if (given.trim() === "" || !Number.isSafeInteger(value) || value <= 0) {
+    return yield* new UsageError({ reason: `${name} must be a whole number above 0, not ${JSON.stringify(given)}` })
+  }
+  return value
+})
+
+/**
+ * The memory limits from the environment, over the defaults: MNEME_ENTRY_MAX, MNEME_MEMORY_MAX, MNEME_TOPIC_MAX and
+ * MNEME_TOPICS_MAX.
+ */
+export const limits = Effect.gen(function* () {
+  const given = {
+    entryMax: yield* optionalLimit("MNEME_ENTRY_MAX"),
+    memoryMax: yield* optionalLimit("MNEME_MEMORY_MAX"),
+    topicMax: yield* optionalLimit("MNEME_TOPIC_MAX"),
+    topicsMax: yield* optionalLimit("MNEME_TOPICS_MAX")
+  }
+  const settings: Partial<MemoryConfig.Settings> = Object.fromEntries(
+    Object.entries(given).filter(([, value]) => value !== undefined)
+  )
+  return settings
+})
+
+/** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */
+export const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const { memory } = yield* mneme
+    const settings = MemoryConfig.layer(yield* limits)
+    return yield* Effect.provide(effect, storeLayer(memory).pipe(Layer.provideMerge(settings)))
+  })
+
+/** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */
+export const whereFlags = { topic: topicFlag, team: teamFlag }
+
+/** The scope, topic and actor of a change `remember` or `forget` makes, from `--team`, `--topic` and `--agent`. */
+export const target = (input: { readonly team: boolean; readonly topic: Option.Option<string> }) =>
+  Effect.map(mneme, (global) => ({
+    scope: input.team ? Scope.team : Scope.own(global.agent),
+    ...Option.match(input.topic, { onNone: () => ({}), onSome: (topic) => ({ topic }) }),
+    actor: "cli"
+  }))
