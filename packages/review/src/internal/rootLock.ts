@@ -36,6 +36,10 @@ const Content = Schema.Struct({
 })
 const decodeContent = Schema.decodeUnknownOption(Schema.fromJsonString(Content))
 
+/** A kind of file, for people: "a folder", "a symbolic link". */
+const kindOf = (type: FileSystem.File.Type): string =>
+  type === "Directory" ? "a folder" : type === "SymbolicLink" ? "a symbolic link" : `a ${type.toLowerCase()}`
+
 /** How long a lock with no owner in it must stay so before it is taken. */
 const unfilledGrace = 1_000
 
@@ -119,7 +123,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     const info = yield* orMissing(fs.lstat(lockFile))
     if (info === undefined) return undefined
     if (info.type !== "File") {
-      return yield* unusable(`${lockFile} is a ${info.type.toLowerCase()}, not a lock file: remove it`)
+      return yield* unusable(`${lockFile} is ${kindOf(info.type)}, not a lock file: remove it`)
     }
     const content = (yield* orMissing(fs.readFileString(lockFile))) ?? ""
     const mtime = Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
@@ -135,7 +139,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
    */
   const takeAway = Effect.fnUntraced(function* (snapshot: string, who: string, token: string) {
     const aside = `${lockFile}${leftoverSuffix(self, token, "stale")}`
-    const moved = yield* orMissing(fs.rename(lockFile, aside))
+    const moved = yield* orMissing(Effect.as(fs.rename(lockFile, aside), true))
     if (moved === undefined) return
     const info = yield* orMissing(fs.lstat(aside))
     const content = (yield* orMissing(fs.readFileString(aside))) ?? ""
