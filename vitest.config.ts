@@ -5,6 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@mneme/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/buildCli.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000
   }
