@@ -2,18 +2,22 @@
  * Transcript lines as a review reads them (SPEC 4.2): each line cut to its limit with its secrets masked, labelled by
  * who said it, and the new lines fitted into one review's budget, oldest first.
  */
+import { Schema } from "effect"
 import type { Settings } from "./MemoryConfig.ts"
 import * as Secret from "./Secret.ts"
 import * as Text from "./Text.ts"
 
-/** One line of a conversation, as the host's transcript gives it. */
-export interface Line {
-  readonly seq: number
-  readonly who: "user" | "agent" | "other"
+/** One line of a conversation, as the host's transcript gives it: `seq` grows from line to line. */
+export const Line = Schema.Struct({
+  seq: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  who: Schema.Literals(["user", "agent", "other"]),
   /** The speaker's name, for `other`. */
-  readonly name?: string
-  readonly text: string
-}
+  name: Schema.optionalKey(Schema.String),
+  text: Schema.String
+})
+
+/** One line of a conversation. */
+export type Line = typeof Line.Type
 
 /** Put where the middle of a long user line was cut. */
 export const middleMarker = " […] "

@@ -3,19 +3,12 @@
  * (`who` one of `user`, `agent`, `other` with a `name`), serving one conversation owned by one agent. The whole file
  * is read and checked once, so a bad line fails at once with its line number and what is wrong.
  */
-import { type Lines, TranscriptError } from "@mneme/core"
+import { Lines, TranscriptError } from "@mneme/core"
 import { Agents, Transcript } from "@mneme/review"
 import { Effect, FileSystem, Layer, Path, Result, Schema, SchemaIssue, Stream } from "effect"
 import * as Jsonl from "./internal/jsonl.ts"
 
-const LineJson = Schema.fromJsonString(
-  Schema.Struct({
-    seq: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
-    who: Schema.Literals(["user", "agent", "other"]),
-    name: Schema.optionalKey(Schema.String),
-    text: Schema.String
-  })
-)
+const LineJson = Schema.fromJsonString(Lines.Line)
 
 const decodeLine = Schema.decodeUnknownResult(LineJson)
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
