@@ -72,7 +72,7 @@ export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
   readonly [TypeId] = TypeId
   override get message() {
     const percent = Math.round((this.size / this.limit) * 100)
-    return `${this.file} would hold ${n(this.size)} of its ${n(this.limit)} characters (${percent}%): remove or shorten entries, or move details into a topic, to make room`
+    return `${this.file} would hold ${n(this.size)} of its ${n(this.limit)} characters (${n(percent)}%): remove or shorten entries, or move details into a topic, to make room`
   }
 }
 

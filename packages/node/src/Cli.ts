@@ -4,71 +4,122 @@
  *
  * Every failure is a short message on stderr and a non-zero exit, with no stack trace unless `--verbose`:
  * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
- * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`).
+ * and configuration (unknown command or flag, a missing argument, no model configured, a bad `--model`). The message
+ * is in the user's terms (a folder given where a file is needed, a file that is not text), never the platform's
+ * names. With `--json` stdout holds one document whatever happens: a failure is `{"ok": false, "error": {tag,
+ * message}}`, the message the same as on stderr.
  */
-import { Cause, Console, Effect, Logger, References } from "effect"
+import { Cause, Console, Effect, Logger, PlatformError, References } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
-import { Exit, ExitCode, markValues, mneme } from "./internal/cli/common.ts"
+import { Exit, ExitCode, markValues, mneme, printFailureJson, printJson, wantsJson } from "./internal/cli/common.ts"
+import { agents } from "./internal/cli/agents.ts"
 import { journal } from "./internal/cli/journal.ts"
 import { review } from "./internal/cli/review.ts"
 import { show } from "./internal/cli/show.ts"
-import { forget, recall, remember } from "./internal/cli/store.ts"
+import { edit, forget, recall, remember } from "./internal/cli/store.ts"
+import { undo } from "./internal/cli/undo.ts"
+import * as TextFile from "./internal/textFile.ts"
 
 export { CursorPastEnd, noModel } from "./internal/cli/review.ts"
 export { Exit, ExitCode, markValues, UsageError } from "./internal/cli/common.ts"
 
-const cli = mneme.pipe(Command.withSubcommands([review, show, remember, forget, recall, journal]))
+const cli = mneme.pipe(Command.withSubcommands([review, show, remember, edit, forget, recall, journal, undo, agents]))
 
-/** Errors go to stderr, one line each, with a pointer to the help instead of the whole help text. */
-const presenter: CliOutput.Presenter = {
-  present: (event) =>
-    event._tag === "InvalidInvocation"
-      ? Console.error(
-          [
-            ...event.errors.map((error) => `mneme: ${error.message}`),
-            `Run "${event.commandPath.join(" ")} --help" for usage.`
-          ].join("\n")
+/**
+ * Errors go to stderr, one line each, with a pointer to the help instead of the whole help text. With `--json`, stdout
+ * gets one document: the usage error, or the version; a bare `mneme` shows no help there (`report` says what to do).
+ */
+const presenter = (json: boolean): CliOutput.Presenter => ({
+  present: (event) => {
+    switch (event._tag) {
+      case "InvalidInvocation": {
+        const messages = event.errors.map((error) => error.message)
+        return Effect.andThen(
+          Console.error(
+            [
+              ...messages.map((message) => `mneme: ${message}`),
+              `Run "${event.commandPath.join(" ")} --help" for usage.`
+            ].join("\n")
+          ),
+          json ? printFailureJson(event.errors[0]?._tag ?? "UsageError", messages.join("\n")) : Effect.void
         )
-      : CliOutput.defaultPresenter.present(event)
-}
+      }
+      case "Version":
+        return json
+          ? printJson({ name: event.name, version: event.version })
+          : CliOutput.defaultPresenter.present(event)
+      case "Help":
+        return json && event.reason === "Implicit" ? Effect.void : CliOutput.defaultPresenter.present(event)
+    }
+  }
+})
 
 const usageTags = new Set(["UsageError", "ConfigError"])
-const failureTags = new Set([
-  "CursorPastEnd",
-  "MalformedAnswer",
-  "UnlistedEntry",
-  "BadTopic",
-  "MemoryFull",
-  "NoMatch",
-  "Denied",
-  "TooManyTopics",
-  "ModelError",
-  "TranscriptError",
-  "StorageError",
-  "NotUndoable",
-  "PlatformError"
-])
 
-/** Reports a failed run on stderr and gives its exit code. */
-const report = (cause: Cause.Cause<unknown>, verbose: boolean): Effect.Effect<number> =>
-  Effect.gen(function* () {
-    if (Cause.hasInterruptsOnly(cause)) return 130
-    const error = Cause.squash(cause)
-    const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : undefined
-    let code: number = ExitCode.failed
-    if (error instanceof Exit) return error.code
-    if (CliError.isCliError(error)) {
-      code = ExitCode.usage
-      // The presenter has shown parse errors; a bare `mneme` has shown the help.
-      if (error._tag !== "ShowHelp") yield* Console.error(`mneme: ${error.message}`)
-    } else if (tag !== undefined && (usageTags.has(tag) || failureTags.has(tag))) {
-      code = usageTags.has(tag) ? ExitCode.usage : ExitCode.failed
-      yield* Console.error(`mneme: ${(error as Error).message}`)
-    } else {
-      yield* Console.error(`mneme: unexpected error: ${error instanceof Error ? error.message : String(error)}`)
+/** A failure as it is reported: its words and tag (for stderr and `--json`), and its exit code. */
+interface Failure {
+  readonly tag: string
+  readonly message: string
+  readonly code: number
+  /** Shown already, by the presenter: a usage error (with its JSON document), or a bare `mneme`'s help. */
+  readonly presented?: "all" | "text"
+}
+
+const tagOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
+    ? error._tag
+    : undefined
+
+/** A failure in words: the command line's, the platform's (its path and what is wrong, never its own names), ours. */
+const explain = (error: unknown, typed: boolean): Failure => {
+  if (CliError.isCliError(error)) {
+    if (error._tag !== "ShowHelp") return { tag: error._tag, message: error.message, code: ExitCode.usage }
+    const first = error.errors[0]
+    if (first !== undefined) return { tag: first._tag, message: first.message, code: ExitCode.usage, presented: "all" }
+    const commands = cli.subcommands.flatMap((group) => group.commands.map((command) => command.name))
+    return {
+      tag: "UsageError",
+      message: `no command given: use one of ${commands.join(", ")} (run "mneme --help" for usage)`,
+      code: ExitCode.usage,
+      presented: "text"
     }
-    if (verbose) yield* Console.error(Cause.pretty(cause))
-    return code
+  }
+  if (PlatformError.isPlatformError(error)) {
+    return { tag: "PlatformError", message: TextFile.sentence(error), code: ExitCode.failed }
+  }
+  const tag = tagOf(error)
+  const text = error instanceof Error ? error.message : String(error)
+  if (typed && tag !== undefined) {
+    return { tag, message: text === "" ? tag : text, code: usageTags.has(tag) ? ExitCode.usage : ExitCode.failed }
+  }
+  return {
+    tag: tag ?? (error instanceof Error ? error.name : "Defect"),
+    message: `mneme itself failed, which is a bug (run again with --verbose to see where, and report it): ${text}`,
+    code: ExitCode.failed
+  }
+}
+
+/** Reports a failed run on stderr (and as one JSON document on stdout with `--json`) and gives its exit code. */
+const report = (
+  cause: Cause.Cause<unknown>,
+  options: { readonly verbose: boolean; readonly json: boolean }
+): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const error = Cause.squash(cause)
+    // Reported already by the command that ended the run (a failed review has printed its summary and its failure).
+    if (error instanceof Exit) return error.code
+    if (Cause.hasInterruptsOnly(cause)) {
+      if (options.json) yield* printFailureJson("Interrupted", "interrupted")
+      return 130
+    }
+    const failure = explain(error, Cause.hasFails(cause))
+    // Without --json a bare `mneme` has shown the help; with it, stdout holds only the failure.
+    if (failure.presented === undefined || (failure.presented === "text" && options.json)) {
+      yield* Console.error(`mneme: ${failure.message}`)
+      if (options.json) yield* printFailureJson(failure.tag, failure.message)
+    }
+    if (options.verbose) yield* Console.error(Cause.pretty(cause))
+    return failure.code
   })
 
 /** The version `mneme --version` prints. */
@@ -77,11 +128,13 @@ export const version = "0.1.0"
 /** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
   Command.runWith(cli, { version })(markValues(args)).pipe(
-    Effect.provide(CliOutput.layerPresenter(presenter)),
+    Effect.provide(CliOutput.layerPresenter(presenter(wantsJson(args)))),
     // The review's warnings are in its summary; its log lines are for --verbose (or --log-level), on stderr.
     Effect.provideService(Logger.LogToStderr, true),
     Effect.provideService(References.MinimumLogLevel, args.includes("--verbose") ? "Info" : "None"),
     Effect.catchCause((cause) =>
-      Effect.flatMap(report(cause, args.includes("--verbose")), (code) => Effect.fail(new Exit({ code })))
+      Effect.flatMap(report(cause, { verbose: args.includes("--verbose"), json: wantsJson(args) }), (code) =>
+        Effect.fail(new Exit({ code }))
+      )
     )
   )

@@ -5,8 +5,10 @@
  */
 import { ModelError } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
-import { Effect, FileSystem, Layer, Ref, Result, Schema } from "effect"
+import { Effect, type FileSystem, Layer, type Path, Ref, Result, Schema } from "effect"
 import * as Jsonl from "./internal/jsonl.ts"
+import * as Txt from "./internal/text.ts"
+import * as TextFile from "./internal/textFile.ts"
 
 /** One recorded model call: the answer's text, or the error the call failed with. */
 export type Recorded = { readonly answer: string } | { readonly error: string }
@@ -27,14 +29,17 @@ export const parse = (file: string, content: string): Result.Result<ReadonlyArra
   )
 
 /** A `ReviewModel` that gives the recorded answers of `file` in order, and fails once they run out. */
-export const layer = (file: string): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem> =>
+export const layer = (
+  file: string
+): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(
     ReviewModel.ReviewModel,
     Effect.gen(function* () {
-      const fs = yield* FileSystem.FileSystem
-      const content = yield* fs
-        .readFileString(file)
-        .pipe(Effect.mapError((error) => new ModelError({ reason: `recorded answers ${file}: ${error.message}` })))
+      const content = yield* TextFile.read(file, "file").pipe(
+        Effect.mapError(
+          (error) => new ModelError({ reason: `cannot read recorded answers ${file}: it ${error.problem}` })
+        )
+      )
       const recorded = yield* Effect.fromResult(parse(file, content))
       const calls = yield* Ref.make(0)
       return ReviewModel.ReviewModel.of({
@@ -46,7 +51,11 @@ export const layer = (file: string): Layer.Layer<ReviewModel.ReviewModel, ModelE
               if (next === undefined) {
                 return Effect.fail(
                   new ModelError({
-                    reason: `${file} has no recorded answer left for call ${call + 1} (it holds ${recorded.length})`
+                    reason:
+                      recorded.length === 0
+                        ? `${file} holds no recorded answers: each line is {"answer": "…"} or {"error": "…"}`
+                        : `${file} has no recorded answer left for call ${Txt.count(call + 1)} ` +
+                          `(it holds ${Txt.count(recorded.length)})`
                   })
                 )
               }

@@ -470,7 +470,7 @@ describe("add", () => {
       const loaded = yield* at(root, (store) => store.load(team))
       assert.strictEqual(loaded.files[0]!.parsed.entries.length, 3000)
       assert.isAbove(loaded.files[0]!.size, 100_000)
-      const overFull = /^team\/MEMORY\.md would hold [\d,]+ of its 4,000 characters \(\d{4}%\): remove or shorten/
+      const overFull = /^team\/MEMORY\.md would hold [\d,]+ of its 4,000 characters \(\d,\d{3}%\): remove or shorten/
       const grow = yield* at(root, (store) => Effect.flip(store.add({ scope: team, text: "one more", actor: "t" })))
       assert.strictEqual(grow._tag, "MemoryFull")
       assert.match(grow.message, overFull)

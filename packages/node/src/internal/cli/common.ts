@@ -70,6 +70,10 @@ export const mneme = Command.make("mneme").pipe(
       Flag.withDefault("./memory")
     ),
     agent: textFlag("agent").pipe(
+      Flag.filter(
+        (id) => id.trim() !== "",
+        () => "an agent id that is not empty"
+      ),
       Flag.withDescription("The agent whose memory to use"),
       Flag.withMetavar("ID"),
       Flag.withDefault("default")
@@ -99,6 +103,27 @@ export const output = Effect.gen(function* () {
 /** Prints lines (or one JSON document) to stdout. */
 export const print = (lines: ReadonlyArray<string>) => Console.log(lines.join("\n"))
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+/** The one JSON document a failed run prints with `--json`: `{"ok": false, "error": {"tag", "message"}}`. */
+export const printFailureJson = (tag: string, message: string) => printJson({ ok: false, error: { tag, message } })
+
+const trueWords = new Set(["true", "1", "y", "yes", "on"])
+const falseWords = new Set(["false", "0", "n", "no", "off"])
+
+/**
+ * Whether `args` ask for JSON (`--json`, `--json=yes`, `--json false`, `--no-json`: the last one wins), read before
+ * the command line is parsed so that a usage error is one JSON document too. Arguments after `--` are values.
+ */
+export const wantsJson = (args: ReadonlyArray<string>): boolean => {
+  let json = false
+  for (const [i, arg] of args.entries()) {
+    if (arg === "--") break
+    if (arg === "--no-json") json = false
+    else if (arg.startsWith("--json=")) json = trueWords.has(arg.slice("--json=".length).toLowerCase())
+    else if (arg === "--json") json = !falseWords.has((args[i + 1] ?? "").toLowerCase())
+  }
+  return json
+}
 
 export const topicFlag = textFlag("topic").pipe(
   Flag.withDescription("A topic file instead of MEMORY.md"),

@@ -1,0 +1,171 @@
+/**
+ * The README says what is true: each row of its commands table is run as written where a test can run it (through
+ * the toolchain, as a person who followed the README would), or checked against what it stands for where it cannot
+ * (`pnpm test` would run this test), and its example of recorded answers is read by the replay model.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Answer } from "@mneme/core"
+import { ReplayModel } from "@mneme/node"
+import { spawnSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect, Result } from "effect"
+import { launcher, mnemeIn, repo, scratch } from "./cliKit.ts"
+
+const readme = readFileSync(join(repo, "README.md"), "utf8")
+
+/** The rows of the table after "Other commands": each command as written (without its backticks) and what it does. */
+const commandsTable = (): Array<{ readonly command: string; readonly does: string }> => {
+  const lines = readme.slice(readme.indexOf("Other commands")).split("\n")
+  const first = lines.findIndex((line) => line.startsWith("|"))
+  const end = lines.findIndex((line, i) => i > first && !line.startsWith("|"))
+  return lines.slice(first + 2, end).map((line) => {
+    const [command = "", does = ""] = line
+      .slice(1, -1)
+      .split("|")
+      .map((cell) => cell.trim())
+    return { command: command.replace(/^`|`$/g, ""), does }
+  })
+}
+
+/** Runs a shell command from the README in the checkout, after `source scripts/toolchain.sh`, as the README says. */
+const shell = (command: string, options: { readonly cwd?: string; readonly path?: string } = {}) => {
+  const result = spawnSync("bash", ["-c", `source "${repo}scripts/toolchain.sh" >/dev/null && ${command}`], {
+    cwd: options.cwd ?? repo,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...(options.path === undefined ? {} : { PATH: options.path }) },
+    timeout: 240_000
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** The suites `bench/run.ts` knows, as its usage error lists them. */
+const benchSuites = () => {
+  const run = shell("pnpm bench no-such-suite")
+  assert.strictEqual(run.code, 2, run.stderr)
+  const listed = /suites: ([a-z, ]+)\)/.exec(run.stderr)
+  assert.isNotNull(listed, run.stderr)
+  return listed![1]!.split(", ")
+}
+
+/** How each row of the table is proven: every row needs one, and every one a row. */
+const checks: Record<string, (does: string) => void> = {
+  "pnpm test": (does) => {
+    // `pnpm test` runs this very test, so its script is checked against the row instead: each part it names.
+    assert.strictEqual(does, "type-check, lint, format check, every test")
+    const scripts = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).scripts as Record<string, string>
+    assert.deepStrictEqual(scripts.test!.split(" && "), [
+      "pnpm typecheck",
+      "pnpm lint",
+      "pnpm format:check",
+      "vitest run"
+    ])
+    assert.include(scripts.typecheck!, "typecheck")
+    assert.match(scripts.lint!, /^oxlint --deny-warnings packages test/)
+    assert.match(scripts["format:check"]!, /^prettier --check \.$/)
+    const vitest = readFileSync(join(repo, "vitest.config.ts"), "utf8")
+    assert.include(vitest, 'include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"]')
+    const typecheck = readFileSync(join(repo, "scripts/typecheck.sh"), "utf8")
+    for (const name of readdirSync(join(repo, "packages"))) assert.include(typecheck, `packages/${name}`, name)
+  },
+  "pnpm bench [suite…]": (does) => {
+    const named = [...does.matchAll(/`([a-z]+)`/g)].map((match) => match[1]!)
+    assert.deepStrictEqual(named, benchSuites())
+    // The quickest suite, as the row says: a table on stdout, and JSON in the file --out names.
+    const { dir } = scratch()
+    const out = join(dir, "bench.json")
+    const run = shell(`pnpm bench answer --out ${out}`)
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stdout, "┌")
+    assert.include(run.stdout, "answer")
+    const figures = JSON.parse(readFileSync(out, "utf8")).figures as ReadonlyArray<{ readonly suite: string }>
+    assert.isAbove(figures.length, 0)
+    assert.isTrue(figures.every((figure) => figure.suite === "answer"))
+    assert.include(does, "`bench/results/latest.json`")
+    assert.include(readFileSync(join(repo, "bench/run.ts"), "utf8"), '"./results/latest.json"')
+  },
+  "pnpm build": (does) => {
+    assert.strictEqual(does, "`dist/` of every package")
+    const run = shell("pnpm build")
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.notInclude(run.stderr, "ERR_PNPM")
+    for (const name of readdirSync(join(repo, "packages"))) {
+      assert.isTrue(existsSync(join(repo, "packages", name, "dist/index.js")), `packages/${name}/dist/index.js`)
+    }
+  },
+  "packages/node/bin/mneme …": (does) => {
+    assert.include(does, "runs from any folder on the toolchain's Node 22")
+    // From a folder of its own, with an old `node` first on PATH: the launcher runs on the toolchain's Node.
+    const { dir } = scratch()
+    mkdirSync(join(dir, "old-node"))
+    writeFileSync(join(dir, "old-node/node"), '#!/bin/sh\necho "v20.0.0"\nexit 1\n')
+    chmodSync(join(dir, "old-node/node"), 0o755)
+    const path = `${join(dir, "old-node")}:${process.env.PATH ?? ""}`
+    const version = spawnSync(launcher, ["--version"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, PATH: path }
+    })
+    assert.strictEqual(version.status, 0, version.stderr)
+    assert.strictEqual(version.stdout.trim(), "mneme v0.1.0")
+    const remembered = mnemeIn(dir, ["remember", "Dana drinks oolong tea", "--memory", "here"])
+    assert.strictEqual(remembered.code, 0, remembered.stderr)
+    assert.isTrue(existsSync(join(dir, "here/agents/default/MEMORY.md")))
+  }
+}
+
+describe("the README's commands table", () => {
+  const rows = commandsTable()
+
+  it("has a check for every row, and a row for every check", () => {
+    assert.deepStrictEqual(
+      rows.map((row) => row.command),
+      Object.keys(checks)
+    )
+  })
+
+  for (const row of rows) {
+    it(`${row.command}: ${row.does}`, { timeout: 300_000 }, () => {
+      const check = checks[row.command]
+      if (check === undefined) return assert.fail(`no check for the README's row ${row.command}`)
+      check(row.does)
+    })
+  }
+})
+
+describe("the README's recorded answers", () => {
+  const section = readme.slice(readme.indexOf("### Recorded answers"))
+  const example = /```jsonl\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+
+  it.effect("its example is read by the replay model, and each answer is a list of changes", () =>
+    Effect.gen(function* () {
+      const parsed = ReplayModel.parse("README.md", example)
+      if (Result.isFailure(parsed)) return assert.fail(parsed.failure.message)
+      const recorded = parsed.success
+      assert.strictEqual(recorded.length, 3)
+      assert.deepStrictEqual(recorded[1], { error: "the server is down" })
+      const ops = []
+      for (const line of recorded) {
+        if ("answer" in line) ops.push(...(yield* Answer.parse(line.answer)).map((change) => change.op))
+      }
+      assert.deepStrictEqual(ops, ["add", "add", "edit", "remove"])
+    })
+  )
+
+  it("its example answers a review run with it", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "answers.jsonl"), example)
+    writeFileSync(
+      join(dir, "chat.jsonl"),
+      '{"seq":1,"who":"user","text":"I switched to oolong tea. Our billing DAG runs at 02:00 UTC."}\n' +
+        '{"seq":2,"who":"agent","text":"Noted."}\n'
+    )
+    const run = mnemeIn(dir, ["review", "chat.jsonl", "--model", "replay:answers.jsonl", "--json"])
+    assert.strictEqual(run.code, 0, run.stderr)
+    const summary = JSON.parse(run.stdout)
+    assert.deepStrictEqual(
+      summary.added.map((added: { readonly text: string }) => added.text),
+      ["Dana drinks oolong tea", "The billing DAG runs at 02:00 UTC"]
+    )
+  })
+})
