@@ -1,9 +1,46 @@
-/** `mneme journal`: the latest changes to memory, oldest first. */
-import { MemoryStore } from "@mneme/review"
+/**
+ * `mneme journal`: the latest changes to the memory an agent reads (its own and the team's, like `recall` and
+ * `show`), to team memory only, or to the whole root; oldest first.
+ */
+import { Scope } from "@mneme/core"
+import { type MemoryRoot, MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { output, print, printJson, UsageError, withMemory } from "./common.ts"
+import { mneme, output, print, printJson, UsageError, withMemory } from "./common.ts"
+
+/** Whether two journal lines are the same change to the same line (a line read through a scope may be renamed). */
+const sameLine = (a: MemoryRoot.JournalLine, b: MemoryRoot.JournalLine) =>
+  a.id === b.id &&
+  a.time === b.time &&
+  a.op === b.op &&
+  a.actor === b.actor &&
+  a.before === b.before &&
+  a.after === b.after &&
+  a.undoes === b.undoes
+
+/**
+ * The lines of several scopes in journal order: `all` is every line, and each of `scopes` the lines of one scope as
+ * the store reads them (in journal order, a folder of the earlier naming given its current name).
+ */
+const inOrder = (
+  all: ReadonlyArray<MemoryRoot.JournalLine>,
+  scopes: ReadonlyArray<ReadonlyArray<MemoryRoot.JournalLine>>
+): Array<MemoryRoot.JournalLine> => {
+  const lines: Array<MemoryRoot.JournalLine> = []
+  const next = scopes.map(() => 0)
+  for (const line of all) {
+    for (const [i, scope] of scopes.entries()) {
+      const candidate = scope[next[i]!]
+      if (candidate !== undefined && sameLine(line, candidate)) {
+        lines.push(candidate)
+        next[i] = next[i]! + 1
+        break
+      }
+    }
+  }
+  return lines
+}
 
 export const journal = Command.make(
   "journal",
@@ -12,16 +49,37 @@ export const journal = Command.make(
       Flag.withDescription("How many of the latest changes to show"),
       Flag.withMetavar("N"),
       Flag.withDefault(20)
+    ),
+    team: Flag.Boolean("team").pipe(Flag.withDescription("Only the changes to team memory"), Flag.withDefault(false)),
+    all: Flag.Boolean("all").pipe(
+      Flag.withDescription("The changes to every agent's memory and the team's"),
+      Flag.withDefault(false)
     )
   },
   Effect.fn("mneme.journal")(function* (input) {
+    const global = yield* mneme
     const out = yield* output
     if (input.limit < 1) return yield* new UsageError({ reason: `--limit must be 1 or more, not ${input.limit}` })
+    if (input.team && input.all) return yield* new UsageError({ reason: "--team and --all cannot be used together" })
     const store = yield* MemoryStore.MemoryStore
-    const lines = yield* store.journal({ limit: input.limit })
+    const lines = input.all
+      ? yield* store.journal({ limit: input.limit })
+      : input.team
+        ? yield* store.journal({ limit: input.limit, scope: Scope.team })
+        : inOrder(yield* store.journal(), [
+            yield* store.journal({ scope: Scope.own(global.agent) }),
+            yield* store.journal({ scope: Scope.team })
+          ]).slice(-input.limit)
     if (out.json) return yield* printJson({ journal: lines })
     const p = out.paint
-    if (lines.length === 0) return yield* print([p.dim("the journal is empty")])
+    if (lines.length === 0) {
+      const of = input.all
+        ? ""
+        : input.team
+          ? " to team memory"
+          : ` to the own memory of agent ${JSON.stringify(global.agent)} or to team memory`
+      return yield* print([p.dim(`the journal holds no change${of}`)])
+    }
     const rows: Array<string> = []
     for (const line of lines) {
       rows.push(
@@ -34,4 +92,9 @@ export const journal = Command.make(
     }
     yield* print(rows)
   }, withMemory)
-).pipe(Command.withDescription("Show the latest changes to memory, oldest first"))
+).pipe(
+  Command.withDescription(
+    "Show the latest changes, oldest first, to the agent's own memory (--agent) and the team's; " +
+      "only the team's with --team, every agent's with --all"
+  )
+)

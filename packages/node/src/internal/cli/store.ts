@@ -1,10 +1,13 @@
-/** `mneme remember`, `forget` and `recall`: add, remove and search entries of the agent's or the team's memory. */
-import { Text, Topic } from "@mneme/core"
+/**
+ * `mneme remember`, `edit`, `forget` and `recall`: add, replace, remove and search entries of the agent's or the
+ * team's memory. A match that names nothing where it was looked for says where else in memory it would name one.
+ */
+import { BadTopic, Match, NoMatch, Scope, Text, Topic } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
-import { Effect, Option } from "effect"
-import { Argument, Command } from "effect/cli"
+import { Effect, Option, Result } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, withMemory, whereFlags, target, textArgument, topicFlag } from "./common.ts"
+import { mneme, output, print, printJson, withMemory, whereFlags, target, textArgument, textFlag } from "./common.ts"
 
 /** Prints a store outcome: its message, or the outcome as JSON. */
 const printOutcome = Effect.fnUntraced(function* (outcome: MemoryStore.Outcome) {
@@ -25,6 +28,107 @@ export const remember = Command.make(
   }, withMemory)
 ).pipe(Command.withDescription("Add an entry (nothing changes if memory already holds it)"))
 
+// ---------------------------------------------------------------------------------------------------------------------
+// A match found elsewhere
+
+/** Which file of memory: the team's or the agent's own, and a topic (`undefined` for MEMORY.md). */
+interface Where {
+  readonly team: boolean
+  readonly topic: string | undefined
+}
+
+/** How to name the file `to` instead of `from`, in flags: `with --team`, `with --topic tea`, `without --team`. */
+const flagsFor = (to: Where, from: Where): string => {
+  const add: Array<string> = []
+  const drop: Array<string> = []
+  if (to.team !== from.team) (to.team ? add : drop).push("--team")
+  if (to.topic === undefined && from.topic !== undefined) drop.push("--topic")
+  if (to.topic !== undefined && to.topic !== from.topic) add.push(`--topic ${to.topic}`)
+  return [add.length > 0 ? `with ${add.join(" ")}` : "", drop.length > 0 ? `without ${drop.join(" and ")}` : ""]
+    .filter((part) => part !== "")
+    .join(" and ")
+}
+
+/** NoMatch where a match names nothing in the file it was looked for in, with the other files where it would. */
+class NoMatchHere extends NoMatch {
+  elsewhere: ReadonlyArray<{ readonly file: string; readonly flags: string }> = []
+  override get message() {
+    const [first, ...more] = this.elsewhere
+    if (first === undefined) return super.message
+    return more.length === 0
+      ? `${super.message}, but ${first.file} does: run it again ${first.flags}`
+      : `${super.message}, but these do: ${this.elsewhere.map((place) => `${place.file} (${place.flags})`).join(", ")}`
+  }
+}
+
+/** What `edit` and `forget` were given: the match and the flags that say which file. */
+interface MatchInput {
+  readonly match: string
+  readonly team: boolean
+  readonly topic: Option.Option<string>
+}
+
+/** The most other files a NoMatch names. */
+const elsewhereMax = 4
+
+/**
+ * A change by `match` that found no entry, as NoMatch naming the other files of the agent's own and team memory
+ * where the match would name one (the team's for `forget` in the agent's own, say); the error as it was otherwise.
+ */
+const orElsewhere =
+  (input: MatchInput) =>
+  <A, E, R>(change: Effect.Effect<A, E, R>) =>
+    change.pipe(
+      Effect.catchIf(
+        (error): error is E & NoMatch => error instanceof NoMatch,
+        (error) => elsewhere(input, error)
+      )
+    )
+
+/** NoMatch for `input` with the other files where its match names an entry, or `error` as it is. */
+const elsewhere = (input: MatchInput, error: NoMatch) =>
+  Effect.gen(function* () {
+    if (error.candidates.length > 0) return yield* error
+    const global = yield* mneme
+    const store = yield* MemoryStore.MemoryStore
+    const given: Where = {
+      team: input.team,
+      topic: Option.getOrUndefined(Option.map(input.topic, (name) => Topic.clean(name) ?? name))
+    }
+    const places: Array<{ readonly file: string; readonly flags: string }> = []
+    for (const scope of [Scope.own(global.agent), Scope.team]) {
+      const stored = yield* store.load(scope)
+      for (const file of stored.files) {
+        const here: Where = { team: scope.kind === "team", topic: file.topic }
+        if (here.team === given.team && here.topic === given.topic) continue
+        const found = Match.find(file.parsed.entries, input.match)
+        if (Result.isSuccess(found) || found.failure.length > 0) {
+          places.push({ file: file.file, flags: flagsFor(here, given) })
+        }
+      }
+    }
+    if (places.length === 0) return yield* error
+    const found = new NoMatchHere({ file: error.file, match: error.match, candidates: error.candidates })
+    found.elsewhere = places.slice(0, elsewhereMax)
+    return yield* found
+  }).pipe(Effect.catchTag("StorageError", () => Effect.fail(error)))
+
+export const edit = Command.make(
+  "edit",
+  {
+    match: textArgument("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
+    text: textArgument("text").pipe(Argument.withDescription("The entry's new text")),
+    ...whereFlags
+  },
+  Effect.fn("mneme.edit")(function* (input) {
+    const store = yield* MemoryStore.MemoryStore
+    const outcome = yield* store
+      .replace({ ...(yield* target(input)), match: input.match, text: input.text })
+      .pipe(orElsewhere(input))
+    yield* printOutcome(outcome)
+  }, withMemory)
+).pipe(Command.withDescription("Replace the one entry that matches with a new text, in its place"))
+
 export const forget = Command.make(
   "forget",
   {
@@ -33,26 +137,83 @@ export const forget = Command.make(
   },
   Effect.fn("mneme.forget")(function* (input) {
     const store = yield* MemoryStore.MemoryStore
-    yield* printOutcome(yield* store.remove({ ...(yield* target(input)), match: input.match }))
+    yield* printOutcome(yield* store.remove({ ...(yield* target(input)), match: input.match }).pipe(orElsewhere(input)))
   }, withMemory)
 ).pipe(Command.withDescription("Remove the one entry that matches"))
+
+// ---------------------------------------------------------------------------------------------------------------------
+// recall
+
+/** The most topic names a missing topic's message lists. */
+const topicsListed = 10
+
+/** `--topic` names a topic that neither scope recall reads has: the topics they have, when there are few. */
+class NoSuchTopic extends BadTopic {
+  where = ""
+  topics: ReadonlyArray<string> = []
+  override get message() {
+    const listed =
+      this.topics.length === 0
+        ? "there are no topics yet"
+        : this.topics.length === 1
+          ? `the only topic is ${this.topics[0]}`
+          : this.topics.length <= topicsListed
+            ? `the topics are ${this.topics.join(", ")}`
+            : `there are ${Txt.count(this.topics.length)} topics: "mneme show" lists them`
+    return `there is no topic ${JSON.stringify(this.topic)} in ${this.where}; ${listed}`
+  }
+}
+
+/** The topic `--topic` names in the scopes recall reads, or BadTopic: not a topic name, or no such topic. */
+const topicIn = Effect.fnUntraced(function* (given: string, scopes: ReadonlyArray<Scope.Scope>) {
+  const name = Topic.clean(given)
+  if (name === undefined) return yield* new BadTopic({ topic: given })
+  const store = yield* MemoryStore.MemoryStore
+  const stored = yield* Effect.forEach(scopes, (scope) => store.load(scope))
+  const topics = new Set(
+    stored.flatMap((scope) => [
+      ...scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic])),
+      ...scope.unreadable.map((file) => (file.file.split("/").pop() ?? "").slice(0, -".md".length))
+    ])
+  )
+  if (topics.has(name)) return name
+  const missing = new NoSuchTopic({ topic: name })
+  missing.where = stored.map((scope) => scope.dir).join(" or ")
+  missing.topics = [...topics].toSorted()
+  return yield* missing
+})
 
 export const recall = Command.make(
   "recall",
   {
-    query: textArgument("query").pipe(Argument.withDescription("Words every entry shown must hold"), Argument.optional),
-    topic: topicFlag
+    query: textArgument("words").pipe(
+      Argument.withDescription("Words every entry shown must hold, in any order (no quotes needed)"),
+      Argument.variadic()
+    ),
+    topic: textFlag("topic").pipe(
+      Flag.withDescription("Only the entries of this topic (it must exist)"),
+      Flag.withMetavar("T"),
+      Flag.optional
+    ),
+    team: Flag.Boolean("team").pipe(
+      Flag.withDescription("Only team memory, not the agent's own"),
+      Flag.withDefault(false)
+    )
   },
   Effect.fn("mneme.recall")(function* (input) {
     const global = yield* mneme
     const out = yield* output
     const store = yield* MemoryStore.MemoryStore
+    const scopes = input.team ? [Scope.team] : [Scope.own(global.agent), Scope.team]
+    const topic = Option.isSome(input.topic) ? yield* topicIn(input.topic.value, scopes) : undefined
     const view = yield* store.view(global.agent)
-    const topic = Option.map(input.topic, (name) => Topic.clean(name) ?? name)
-    const words = Option.match(input.query, { onNone: () => [], onSome: (query) => Text.sameKey(query).split(" ") })
+    const words = Text.sameKey(input.query.join(" "))
+      .split(" ")
+      .filter((word) => word !== "")
     const entries = view.entries.filter(
       (entry) =>
-        Option.match(topic, { onNone: () => true, onSome: (name) => entry.topic === name }) &&
+        (!input.team || entry.scope === "team") &&
+        (topic === undefined || entry.topic === topic) &&
         words.every((word) => Text.sameKey(entry.text).includes(word))
     )
     if (out.json) {
@@ -81,4 +242,8 @@ export const recall = Command.make(
       )
     )
   }, withMemory)
-).pipe(Command.withDescription("Search every entry for words, or read one topic"))
+).pipe(
+  Command.withDescription(
+    "Search the agent's own and team memory for words (only team memory with --team), or read one topic"
+  )
+)
