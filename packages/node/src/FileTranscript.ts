@@ -1,12 +1,14 @@
 /**
  * A JSONL transcript file as the review's host ports: one JSON object a line, `{"seq":1,"who":"user","text":"…"}`
  * (`who` one of `user`, `agent`, `other` with a `name`), serving one conversation owned by one agent. The whole file
- * is read and checked once, so a bad line fails at once with its line number and what is wrong.
+ * is read and checked once, so a bad line fails at once with its line number and what is wrong; it is read as a
+ * stream, a line parsed as soon as it ends, so only the lines are held (once), never the file's text or bytes.
  */
 import { Lines, TranscriptError } from "@mneme/core"
 import { Agents, Transcript } from "@mneme/review"
 import { Effect, FileSystem, Layer, Path, Result, Schema, SchemaIssue, Stream } from "effect"
 import * as Jsonl from "./internal/jsonl.ts"
+import * as TextFile from "./internal/textFile.ts"
 
 const LineJson = Schema.fromJsonString(Lines.Line)
 
@@ -39,13 +41,74 @@ export const parse = (file: string, content: string): Result.Result<ReadonlyArra
     ({ line, error }) => new TranscriptError({ reason: `${file} line ${line}: ${error}` })
   )
 
-/** Reads and parses a JSONL transcript file, oldest first. */
+/** The bytes of `name` are not text: `TextFile.read`'s words. */
+const notText = (name: string, problem: string) =>
+  new TranscriptError({
+    reason: new TextFile.Unreadable({ file: name, problem: `is not a text file: ${problem}` }).message
+  })
+
+/**
+ * Reads and parses a JSONL transcript as its bytes come (a file, standard input), oldest first, as `parse` reads a
+ * text: each line is parsed as soon as it ends, so only the lines are held, never the whole text or its bytes. Like
+ * `TextFile.read`, the bytes must be UTF-8 text without NUL bytes (a leading byte order mark is dropped); the first
+ * bad line fails with its number, and `name` names the source in every message.
+ */
+export const readStream = <E>(
+  name: string,
+  bytes: Stream.Stream<Uint8Array, E>
+): Effect.Effect<ReadonlyArray<Lines.Line>, TranscriptError | E> =>
+  Effect.suspend(() => {
+    const lines: Array<Lines.Line> = []
+    const decoder = new TextDecoder("utf-8", { fatal: true })
+    let row = 0
+    // The row not ended yet, and whether the text so far ends with a CR (whose LF may open the next chunk).
+    let open = ""
+    let afterCr = false
+    /** Parses the rows `text` ends (all of them at the `end`), or gives the first problem. */
+    const rows = (text: string, end: boolean): TranscriptError | undefined => {
+      if (text.includes("\u0000")) return notText(name, "it holds NUL bytes, as binary files do")
+      const rest = afterCr && text.startsWith("\n") ? text.slice(1) : text
+      if (text !== "") afterCr = text.endsWith("\r")
+      const ended = rest.split(/\r\n|\r|\n/)
+      ended[0] = open + ended[0]
+      open = end ? "" : (ended.pop() ?? "")
+      for (const source of ended) {
+        row++
+        if (source.trim() === "") continue
+        const parsed = parseLine(source, lines.at(-1))
+        if (Result.isFailure(parsed)) return new TranscriptError({ reason: `${name} line ${row}: ${parsed.failure}` })
+        lines.push(parsed.success)
+      }
+      return undefined
+    }
+    const take = (chunk: Uint8Array | undefined) =>
+      Effect.try({
+        try: () => (chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true })),
+        catch: () => notText(name, "it holds bytes that are not UTF-8 text")
+      }).pipe(
+        Effect.flatMap((text) => {
+          const problem = rows(text, chunk === undefined)
+          return problem === undefined ? Effect.void : Effect.fail(problem)
+        })
+      )
+    return bytes.pipe(Stream.runForEach(take), Effect.andThen(take(undefined)), Effect.as(lines))
+  })
+
+/**
+ * Reads and parses a JSONL transcript file as a stream (see `readStream`), oldest first. A file that cannot be read
+ * says why in words: a folder, a file that does not exist, a file that is not text. Those words are `TextFile.read`'s:
+ * a file that cannot be streamed is tried once more whole, which names the problem.
+ */
 export const read = Effect.fn("FileTranscript.read")(function* (file: string) {
   const fs = yield* FileSystem.FileSystem
-  const content = yield* fs
-    .readFileString(file)
-    .pipe(Effect.mapError((error) => new TranscriptError({ reason: `${file}: ${error.message}` })))
-  return yield* Effect.fromResult(parse(file, content))
+  return yield* readStream(file, fs.stream(file)).pipe(
+    Effect.catchTag("PlatformError", () =>
+      TextFile.read(file, "transcript file").pipe(
+        Effect.mapError((error) => new TranscriptError({ reason: error.message })),
+        Effect.flatMap((content) => Effect.fromResult(parse(file, content)))
+      )
+    )
+  )
 })
 
 /** The name a transcript file goes by: its base name without the extension. */
@@ -76,7 +139,12 @@ export interface Options {
 
 /** The `Transcript` and `Agents` ports over one conversation's lines and its one agent. */
 export const layer = (options: Options): Layer.Layer<Transcript.Transcript | Agents.Agents> => {
-  const newestFirst = [...options.lines].reverse()
+  // Read from the last line back as the review pulls them, without a reversed copy of a long transcript.
+  const newestFirst = {
+    *[Symbol.iterator]() {
+      for (let i = options.lines.length - 1; i >= 0; i--) yield options.lines[i]!
+    }
+  }
   const unknown = (conversationId: string) =>
     new TranscriptError({ reason: `no conversation ${JSON.stringify(conversationId)} in this transcript file` })
   return Layer.mergeAll(

@@ -197,9 +197,12 @@ const tally = (
   const skips = planned.flatMap((p): ReadonlyArray<Skipped> => {
     if (p._tag === "Skip") return [skipped(p.change, p.error, settings)]
     const result = results[sent.indexOf(p)]
-    return result !== undefined &&
-      Result.isFailure(result) &&
-      (result.failure._tag === "NoMatch" || result.failure._tag === "Denied")
+    if (result === undefined) return []
+    // A change the store made no change for (an entry the scope already holds) is skipped, in the store's words.
+    if (Result.isSuccess(result)) {
+      return result.success.changed ? [] : [{ change: p.change, reason: Lines.mask(result.success.message, settings) }]
+    }
+    return result.failure._tag === "NoMatch" || result.failure._tag === "Denied"
       ? [skipped(p.change, result.failure, settings)]
       : []
   })

@@ -1,10 +1,25 @@
 /**
- * `mneme review`: a JSONL transcript reviewed into memory, pass by pass until its last line, with recorded answers or
- * an OpenAI-compatible server; `--dry-run` works on a copy and shows what each file would gain or lose.
+ * `mneme review`: a JSONL transcript (a file, or standard input) reviewed into memory, pass by pass until its last line,
+ * with recorded answers or an OpenAI-compatible server. Before any model call it estimates the calls the review needs
+ * and stops past `--max-calls`; `--show-prompt` prints what each call sends; `--dry-run` works on a copy and shows what
+ * each file would gain or lose. The summary is the run's net effect on memory.
  */
-import { type Answer, type Lines, Text } from "@mneme/core"
-import { Memory, MemoryReview, MemoryStore, Platform, ReviewOutcome, ReviewState } from "@mneme/review"
-import { Config, ConfigProvider, Console, Effect, FileSystem, Layer, Option, Path, Schema } from "effect"
+import { type Answer, Lines, MemoryConfig, Secret, Text } from "@mneme/core"
+import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
+import {
+  Config,
+  ConfigProvider,
+  Console,
+  Effect,
+  FileSystem,
+  Layer,
+  Option,
+  Path,
+  Ref,
+  Schema,
+  SchemaIssue,
+  Stdio
+} from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FileTranscript from "../../FileTranscript.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
@@ -38,12 +53,47 @@ export class CursorPastEnd extends Schema.TaggedError<CursorPastEnd>()("CursorPa
   }
 }
 
+/**
+ * The review would make more model calls than `--max-calls` allows: it stops before the first, and says how many it
+ * would make and how to allow them.
+ */
+export class TooManyCalls extends Schema.TaggedError<TooManyCalls>()("TooManyCalls", {
+  calls: Schema.Number,
+  maxCalls: Schema.Number,
+  characters: Schema.Number,
+  budget: Schema.Number
+}) {
+  override get message() {
+    return (
+      `this review would make about ${Txt.plural(this.calls, "model call", "model calls")} ` +
+      `(${Txt.count(this.characters)} characters of lines not reviewed yet, at most ` +
+      `${Txt.count(this.budget)} a call), more than --max-calls ${Txt.count(this.maxCalls)} ` +
+      `allows: nothing was sent. To make them, pass --max-calls ${this.calls} (or --max-calls 0 for no limit)`
+    )
+  }
+}
+
 /** What `review` says when no model is configured. */
 export const noModel =
   "no model configured: pass --model replay:FILE to answer from recorded answers, or set MNEME_BASE_URL " +
   "(with MNEME_MODEL and MNEME_API_KEY) or pass --model <URL> for an OpenAI-compatible server"
 
-/** The review model `--model` asks for: recorded answers, a server URL, or the environment. */
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** What is wrong with the model's settings, in words: the variable, and what is wrong with its value. */
+const configProblem = (error: Config.ConfigError): string => {
+  if (Schema.isSchemaError(error.cause)) {
+    const issue = formatIssue(error.cause.issue).issues[0]
+    const name = (issue?.path ?? []).map(String).join(".")
+    if (issue !== undefined && name !== "") return `${name}: ${Text.fold(issue.message)}`
+  }
+  return Text.fold(error.message)
+}
+
+/**
+ * The review model `--model` asks for: recorded answers, a server URL, or the environment. Every message about the
+ * server names the setting the way the person gave it: `--model` when the flag gave the URL, else `MNEME_BASE_URL`.
+ */
 const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
   const choice = Option.getOrUndefined(model)
   if (choice?.startsWith("replay:")) {
@@ -56,11 +106,21 @@ const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
       reason: `--model takes replay:FILE or a server URL (http://… or https://…), not ${JSON.stringify(choice)}`
     })
   }
+  if (choice !== undefined && !URL.canParse(choice)) {
+    return yield* new UsageError({
+      reason: `--model ${JSON.stringify(choice)} is not a valid URL: give the server's API root, e.g. http://127.0.0.1:11434/v1`
+    })
+  }
   if (choice === undefined && Option.isNone(yield* Config.option(Config.String("MNEME_BASE_URL")))) {
     return yield* new UsageError({ reason: noModel })
   }
   if (Option.isNone(yield* Config.option(Config.NonEmptyString("MNEME_MODEL")))) {
-    return yield* new UsageError({ reason: "set MNEME_MODEL to the name of the model the server should run" })
+    return yield* new UsageError({
+      reason:
+        choice === undefined
+          ? "set MNEME_MODEL to the name of the model the server should run"
+          : "set MNEME_MODEL to the name of the model the server of --model should run"
+    })
   }
   const env = yield* ConfigProvider.ConfigProvider
   const provider =
@@ -71,11 +131,51 @@ const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
     .parse(provider)
     .pipe(
       Effect.mapError(
-        (error) => new UsageError({ reason: `the model server is not configured: ${Text.fold(error.message)}` })
+        (error) => new UsageError({ reason: `the model server is not configured: ${configProblem(error)}` })
       )
     )
-  return OpenAiCompat.layerReviewModel(settings)
+  return OpenAiCompat.layerReviewModel(
+    choice === undefined ? settings : { ...settings, names: { ...settings.names, baseUrl: "--model" } }
+  )
 })
+
+/**
+ * The review model with the system and request text of each call printed to stderr before it is made, for a person
+ * tuning a model. The review masks secrets in what it sends; what is printed is masked again, so nothing unmasked is
+ * shown even where a secret spans lines.
+ */
+const showingPrompts = <E, R>(
+  model: Layer.Layer<ReviewModel.ReviewModel, E, R>
+): Layer.Layer<ReviewModel.ReviewModel, E, R> =>
+  Layer.effect(
+    ReviewModel.ReviewModel,
+    Effect.gen(function* () {
+      const inner = yield* ReviewModel.ReviewModel
+      const calls = yield* Ref.make(0)
+      const part = (call: number, name: string, text: string) => {
+        const shown = Secret.redact(text)
+        return [
+          `--- model call ${call}: ${name} (${Txt.plural(Text.length(shown), "character", "characters")}) ---`,
+          shown
+        ]
+      }
+      return ReviewModel.ReviewModel.of({
+        generate: (input) =>
+          Ref.updateAndGet(calls, (n) => n + 1).pipe(
+            Effect.flatMap((call) =>
+              Console.error(
+                [
+                  ...part(call, "system text", input.system),
+                  ...part(call, "request text", input.request),
+                  `--- end of model call ${call} ---`
+                ].join("\n")
+              )
+            ),
+            Effect.andThen(inner.generate(input))
+          )
+      })
+    })
+  ).pipe(Layer.provide(model))
 
 /** A copy of the memory root in a temporary folder, for a dry run. */
 const copyRoot = Effect.fnUntraced(function* (memory: string) {
@@ -138,39 +238,175 @@ const without = (lines: ReadonlyArray<string>, other: ReadonlyArray<string>): Ar
   })
 }
 
+/** A line of the transcript as the output names it: `#12`, or "the start" before the first. */
+const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
+
+/** The settings that split the new lines into reviews: the cut of each line, and the budget of one review. */
+type SplitSettings = Lines.CutSettings & Pick<MemoryConfig.Settings, "newLinesBudget">
+
+/** The model calls a review of the lines after a cursor needs, as far as they can be known before asking. */
+export interface Estimate {
+  /** The last line of each call's lines, oldest first: one call each. */
+  readonly calls: ReadonlyArray<number>
+  /** Characters of the lines after the cursor, cut and masked as the model would see them. */
+  readonly characters: number
+}
+
+/**
+ * The model calls reviewing the lines after `cursor` to the end needs, split as the review splits them (SPEC 4.2,
+ * `Lines.fit`): each review reads as many of the new lines as fit in `newLinesBudget` characters of cut text (the
+ * first always), and asks the model once when they hold a user line; lines with no user line after them are passed
+ * without a call. An answer at its cap that changed something earns up to `extraPassesMax` more calls over the same
+ * lines; those depend on the answers and are not counted here, so the run checks again between reviews.
+ */
+export const estimate = (lines: ReadonlyArray<Lines.Line>, cursor: number, settings: SplitSettings): Estimate => {
+  const calls: Array<number> = []
+  let characters = 0
+  const lastUser = lines.findLastIndex((line) => line.who === "user")
+  let start = lines.findIndex((line) => line.seq > cursor)
+  // The size of the line a review stopped before, which starts the next one.
+  let carried: number | undefined
+  while (start !== -1 && start < lines.length) {
+    if (start > lastUser) {
+      for (const line of lines.slice(start)) characters += Text.length(Lines.cut(line, settings))
+      break
+    }
+    let used = 0
+    let end = start
+    let user = false
+    while (end < lines.length) {
+      const line = lines[end]!
+      const size = carried ?? Text.length(Lines.cut(line, settings))
+      carried = undefined
+      if (end > start && used + size > settings.newLinesBudget) {
+        carried = size
+        break
+      }
+      used += size
+      user ||= line.who === "user"
+      end++
+    }
+    characters += used
+    if (user) calls.push(lines[end - 1]!.seq)
+    start = end
+  }
+  return { calls, characters }
+}
+
+/** How a run of reviews ended: their outcomes, and why it stopped early when `--max-calls` was reached between them. */
+interface Run {
+  readonly outcomes: ReadonlyArray<MemoryReview.Outcome>
+  readonly stopped: string | undefined
+}
+
 /**
  * Reviews a conversation until its cursor reaches the last line: one review after another while newer lines follow
- * (the 16,000-character budget splits a long transcript), stopping at the first that fails.
+ * (the 16,000-character budget splits a long transcript), stopping at the first that fails. Before the first, the
+ * model calls it needs are estimated: past `maxCalls` (0: no limit) nothing is asked, nor any cursor set. Between
+ * reviews, the calls made and those still needed are checked again (extra passes are not known in advance).
  */
 const reviewToEnd = Effect.fnUntraced(function* (
   conversationId: string,
   lines: ReadonlyArray<Lines.Line>,
+  guard: { readonly maxCalls: number; readonly settings: SplitSettings },
   onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
 ) {
   const review = yield* MemoryReview.MemoryReview
   const cursors = yield* ReviewState.ReviewState
   const key = MemoryReview.cursorKey(conversationId)
   const first = lines[0]
+  const lastLine = lines.at(-1)?.seq ?? 0
+  const saved = yield* cursors.cursor(key)
+  if (saved !== undefined && saved > lastLine) {
+    return yield* new CursorPastEnd({ conversation: conversationId, cursor: saved, lastLine })
+  }
   // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
   // where a host's first review would read only its last lines.
-  if (first !== undefined && (yield* cursors.cursor(key)) === undefined) yield* cursors.setCursor(key, first.seq - 1)
-  const outcomes: Array<MemoryReview.Outcome> = []
-  let cursor = yield* cursors.cursor(key)
-  const lastLine = lines.at(-1)?.seq ?? 0
-  if (cursor !== undefined && cursor > lastLine) {
-    return yield* new CursorPastEnd({ conversation: conversationId, cursor, lastLine })
+  const start = saved ?? (first === undefined ? lastLine : first.seq - 1)
+  const planned = estimate(lines, start, guard.settings)
+  const limited = guard.maxCalls > 0
+  if (limited && planned.calls.length > guard.maxCalls) {
+    return yield* new TooManyCalls({
+      calls: planned.calls.length,
+      maxCalls: guard.maxCalls,
+      characters: planned.characters,
+      budget: guard.settings.newLinesBudget
+    })
   }
+  if (saved === undefined && first !== undefined) yield* cursors.setCursor(key, start)
+  const outcomes: Array<MemoryReview.Outcome> = []
+  let cursor = start
+  let made = 0
   while (true) {
     const outcome = yield* review.reviewNow(conversationId)
     outcomes.push(outcome)
+    made += outcome.modelCalls
     yield* onPass(outcomes.length, outcome)
     const moved = outcome.cursor !== cursor
-    cursor = outcome.cursor
-    if (!ReviewOutcome.isOk(outcome) || !outcome.moreFollow || !moved) return outcomes
+    cursor = outcome.cursor ?? cursor
+    if (!ReviewOutcome.isOk(outcome) || !outcome.moreFollow || !moved) return { outcomes, stopped: undefined }
+    const left = planned.calls.filter((end) => end > cursor).length
+    if (limited && made + left > guard.maxCalls) {
+      const stopped =
+        `stopped at ${at(cursor)} of ${at(lastLine)} after ` +
+        `${Txt.plural(made, "model call", "model calls")}: answers at their cap took extra passes, and the rest ` +
+        `would take about ${Txt.count(left)} more, past --max-calls ${Txt.count(guard.maxCalls)}. Run the review ` +
+        `again to go on from ${at(cursor)}, or pass a higher --max-calls (0 for no limit)`
+      return { outcomes, stopped } satisfies Run
+    }
   }
 })
 
-const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
+/** What a run's reviews did to memory, as one net effect (see `net`). */
+export interface Net {
+  readonly added: ReadonlyArray<ReviewOutcome.Applied>
+  readonly edited: ReadonlyArray<ReviewOutcome.Edited>
+  readonly removed: ReadonlyArray<ReviewOutcome.Applied>
+}
+
+/**
+ * The net effect of a run's changes, review after review: an entry added and then edited is one added entry with its
+ * final text; an entry added and then removed is neither; an entry edited twice is one edit from its first text to
+ * its last; an entry edited and then removed is removed with the text it had before the run. Within one review (its
+ * extra passes over the same lines) adds come before edits and edits before removes, as no pass changes an entry a
+ * later pass makes. Entries are the same when their scope and topic are, and their texts but for case and spacing.
+ */
+export const net = (runs: ReadonlyArray<ReviewOutcome.Changes>): Net => {
+  const added: Array<ReviewOutcome.Applied> = []
+  const edited: Array<ReviewOutcome.Edited> = []
+  const removed: Array<ReviewOutcome.Applied> = []
+  const at = (entry: ReviewOutcome.Applied, text: string) => (other: ReviewOutcome.Applied) =>
+    other.scope === entry.scope && other.topic === entry.topic && Text.sameKey(other.text) === Text.sameKey(text)
+  for (const changes of runs) {
+    added.push(...changes.added)
+    for (const edit of changes.edited) {
+      const fresh = added.findIndex(at(edit, edit.before))
+      const again = fresh === -1 ? edited.findIndex(at(edit, edit.before)) : -1
+      if (fresh !== -1) added[fresh] = { ...added[fresh]!, text: edit.text }
+      else if (again === -1) edited.push(edit)
+      else if (Text.sameKey(edited[again]!.before) === Text.sameKey(edit.text)) edited.splice(again, 1)
+      else edited[again] = { ...edited[again]!, text: edit.text }
+    }
+    for (const gone of changes.removed) {
+      const fresh = added.findIndex(at(gone, gone.text))
+      const changed = fresh === -1 ? edited.findIndex(at(gone, gone.text)) : -1
+      if (fresh !== -1) added.splice(fresh, 1)
+      else if (changed === -1) removed.push(gone)
+      else removed.push({ ...gone, text: edited.splice(changed, 1)[0]!.before })
+    }
+  }
+  return { added, edited, removed }
+}
+
+/**
+ * Why a review did not succeed, for a person at the command line. The review's note that it "stopped retrying these
+ * lines" is about a host's background reviews: `mneme review` tries whenever it is run, so the note says instead how
+ * many reviews of these lines have failed in a row.
+ */
+const reasonFor = (outcome: MemoryReview.Outcome, settings: Lines.CutSettings, failures: number): string | null =>
+  outcome._tag === "Failed" && outcome.stopped
+    ? `${Lines.mask(outcome.error.message, settings)} (${Txt.count(failures)} reviews of these lines have failed in a row)`
+    : ReviewOutcome.reasonOf(outcome)
 
 /** What a change of an answer was, for people: `add "…"`, `edit entry 3`. */
 const changeText = (change: Answer.Change) =>
@@ -180,14 +416,18 @@ const changeText = (change: Answer.Change) =>
  * A failed review's lines for stderr, one per failure: each change memory refused, with why; otherwise why the
  * review failed, where.
  */
-const failureLines = (outcome: MemoryReview.Outcome, pass: number, last: number | undefined): Array<string> => {
+const failureLines = (
+  outcome: MemoryReview.Outcome,
+  reason: string | null,
+  pass: number,
+  last: number | undefined
+): Array<string> => {
   const refused = outcome.changes.failed
   if (refused.length > 0) {
     return refused.map((failed) => `mneme: the review could not ${changeText(failed.change)}: ${failed.reason}`)
   }
   const of = last === undefined ? "" : ` of #${last}`
-  const reason = ReviewOutcome.reasonOf(outcome) ?? outcome._tag
-  return [`mneme: the review failed at ${at(outcome.cursor)}${of} (pass ${pass}): ${reason}`]
+  return [`mneme: the review failed at ${at(outcome.cursor)}${of} (pass ${pass}): ${reason ?? outcome._tag}`]
 }
 
 /** One review's progress line. */
@@ -200,7 +440,8 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
         `read to ${at(outcome.cursor)}${of} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
         `${changes.added.length} added, ${changes.edited.length} edited, ${changes.removed.length} removed, ` +
         `${changes.leftOut.length} left out` +
-        (changes.secretsDropped === 0 ? "" : `, ${Txt.plural(changes.secretsDropped, "secret", "secrets")} dropped`)
+        (changes.secretsDropped === 0 ? "" : `, ${Txt.plural(changes.secretsDropped, "secret", "secrets")} dropped`) +
+        (changes.skipped.length === 0 ? "" : `, ${changes.skipped.length} skipped`)
       )
     case "NothingNew":
       return `nothing new after ${at(outcome.cursor)}${of}`
@@ -211,11 +452,18 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
   }
 }
 
+/** What `review -` says without `--conversation`. */
+const stdinNeedsConversation =
+  "a transcript on standard input (-) needs --conversation ID: the id its cursor is kept under, so that the next " +
+  "review of the same conversation goes on from where this one stopped"
+
 export const review = Command.make(
   "review",
   {
     transcript: textArgument("transcript").pipe(
-      Argument.withDescription("A JSONL transcript: one {seq, who, text} object a line")
+      Argument.withDescription(
+        "A JSONL transcript: one {seq, who, text} object a line; - reads it from standard input (with --conversation)"
+      )
     ),
     model: textFlag("model").pipe(
       Flag.withDescription(
@@ -225,9 +473,22 @@ export const review = Command.make(
     ),
     conversation: textFlag("conversation").pipe(
       Flag.withDescription(
-        "The conversation id (default: the file's base name and a hash of its absolute path and the agent)"
+        "The conversation id (default: the file's base name and a hash of its absolute path and the agent); " +
+          "needed when the transcript is read from standard input"
       ),
       Flag.optional
+    ),
+    maxCalls: Flag.Int("max-calls").pipe(
+      Flag.withDescription(
+        "Stop before the first model call when the review would make more than N: one call per 16,000 characters " +
+          "of lines not reviewed yet that hold a user line (0: no limit)"
+      ),
+      Flag.withMetavar("N"),
+      Flag.withDefault(50)
+    ),
+    showPrompt: Flag.Boolean("show-prompt").pipe(
+      Flag.withDescription("Print the system and request text of each model call to stderr, secrets masked"),
+      Flag.withDefault(false)
     ),
     dryRun: Flag.Boolean("dry-run").pipe(
       Flag.withDescription("Show the changes without writing them"),
@@ -238,8 +499,19 @@ export const review = Command.make(
     const global = yield* mneme
     const out = yield* output
     const path = yield* Path.Path
-    const model = yield* chooseModel(input.model)
-    const lines = yield* FileTranscript.read(input.transcript)
+    if (input.maxCalls < 0) {
+      return yield* new UsageError({ reason: "--max-calls must be 0 (no limit) or more" })
+    }
+    const chosen = yield* chooseModel(input.model)
+    const model = input.showPrompt ? showingPrompts(chosen) : chosen
+    const fromStdin = input.transcript === "-"
+    // Checked before standard input is read, so a person at a terminal is not left waiting for it.
+    if (fromStdin && Option.isNone(input.conversation)) {
+      return yield* new UsageError({ reason: stdinNeedsConversation })
+    }
+    const lines = fromStdin
+      ? yield* FileTranscript.readStream("standard input", (yield* Stdio.Stdio).stdin)
+      : yield* FileTranscript.read(input.transcript)
     const sha256 = yield* Effect.provide(
       Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
       NodePlatform.layer
@@ -253,7 +525,9 @@ export const review = Command.make(
     // A pass that failed is said once, in the failure lines at the end.
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
       ReviewOutcome.isOk(outcome) ? Console.error(`pass ${pass}: ${progress(outcome, last)}`) : Effect.void
-    const services = Memory.layer({ root, settings: yield* limits }).pipe(
+    const given = yield* limits
+    const settings = { ...(yield* MemoryConfig.MemoryConfig), ...given }
+    const services = Memory.layer({ root, settings: given }).pipe(
       Layer.provide(
         Layer.mergeAll(
           FileTranscript.layer({ lines, conversationId, label, agentId: global.agent }),
@@ -262,13 +536,16 @@ export const review = Command.make(
         )
       )
     )
-    const { outcomes, view } = yield* Effect.gen(function* () {
-      const outcomes = yield* reviewToEnd(conversationId, lines, onPass)
+    const { run, view, failures } = yield* Effect.gen(function* () {
+      const run = yield* reviewToEnd(conversationId, lines, { maxCalls: input.maxCalls, settings }, onPass)
       const view = yield* (yield* MemoryStore.MemoryStore).view(global.agent)
-      return { outcomes, view }
+      const record = yield* (yield* ReviewState.ReviewState).failure(MemoryReview.cursorKey(conversationId))
+      return { run, view, failures: record?.times.length ?? 0 }
     }).pipe(Effect.provide(services))
+    const { outcomes } = run
     const files = input.dryRun ? yield* diffRoots(global.memory, root) : []
     const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
+    const reason = failed === undefined ? (run.stopped ?? null) : reasonFor(failed, settings, failures)
     const changes = outcomes.map((outcome) => outcome.changes)
     const summary = {
       conversation: conversationId,
@@ -276,15 +553,13 @@ export const review = Command.make(
       agent: global.agent,
       memory: global.memory,
       dryRun: input.dryRun,
-      ok: failed === undefined,
-      reason: failed === undefined ? null : ReviewOutcome.reasonOf(failed),
+      ok: reason === null,
+      reason,
       passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
       modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
       cursor: outcomes.at(-1)?.cursor ?? null,
       lastLine: last ?? null,
-      added: changes.flatMap((change) => change.added),
-      edited: changes.flatMap((change) => change.edited),
-      removed: changes.flatMap((change) => change.removed),
+      ...net(changes),
       leftOut: changes.flatMap((change) => change.leftOut),
       secretsDropped: changes.reduce((n, change) => n + change.secretsDropped, 0),
       skipped: changes.flatMap((change) => change.skipped),
@@ -295,18 +570,25 @@ export const review = Command.make(
       limits: view.limits,
       ...(input.dryRun ? { files } : {})
     }
-    const kept = summary.added.length + summary.edited.length + summary.removed.length + summary.leftOut.length
+    const landed = changes.some((change) => change.added.length + change.edited.length + change.removed.length > 0)
     if (out.json) yield* printJson(summary)
-    else if (failed === undefined || kept > 0) yield* print(renderReview(summary, files, out.paint))
+    else if (reason === null || landed || summary.leftOut.length > 0) {
+      yield* print(renderReview(summary, files, out.paint))
+    }
     if (failed !== undefined) {
-      yield* Console.error(failureLines(failed, outcomes.length, last).join("\n"))
+      yield* Console.error(failureLines(failed, reason, outcomes.length, last).join("\n"))
+      return yield* new Exit({ code: ExitCode.failed })
+    }
+    if (run.stopped !== undefined) {
+      yield* Console.error(`mneme: ${run.stopped}`)
       return yield* new Exit({ code: ExitCode.failed })
     }
   }, Effect.scoped)
 ).pipe(
   Command.withDescription(
-    "Review a JSONL transcript into memory, pass by pass until its last line. " +
-      "A transcript never reviewed is read from its first line; later runs go on from where the last one stopped."
+    "Review a JSONL transcript into memory, pass by pass until its last line, and print the net effect. " +
+      "A transcript never reviewed is read from its first line; later runs go on from where the last one stopped. " +
+      "A review that would make more model calls than --max-calls stops before the first."
   )
 )
 
@@ -360,12 +642,18 @@ const renderReview = (
     "Removed",
     s.removed.map((r) => [p.red("-"), where(r.scope, r.topic), r.text])
   )
-  const leftOut = s.leftOut.map((l) => [p.yellow("!"), `${l.text}  ${p.dim(`(${l.problem})`)}`])
+  section(
+    "Left out",
+    s.leftOut.map((l) => [p.yellow("!"), `${l.text}  ${p.dim(`(${l.problem})`)}`])
+  )
+  // Counted as the pass lines count them: a secret dropped is not an entry left out. Its text is never shown.
   if (s.secretsDropped > 0) {
-    const secrets = Txt.plural(s.secretsDropped, "secret", "secrets")
-    leftOut.push([p.yellow("!"), `${secrets} dropped  ${p.dim("(memory never keeps keys, passwords or ID numbers)")}`])
+    out.push(
+      "",
+      p.bold(`Secrets dropped (${Txt.count(s.secretsDropped)})`),
+      ...Txt.table([[p.yellow("!"), p.dim("not shown: memory never keeps keys, passwords or ID numbers")]])
+    )
   }
-  section("Left out", leftOut)
   section(
     "Skipped",
     s.skipped.map((k) => [p.yellow("!"), k.reason])
