@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cli } from "@mneme/node"
 import { Console, Effect, FileSystem, PlatformError } from "effect"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { answers, assertFailure, mnemeIn, repo, type Run, scratch, transcript } from "./cliKit.ts"
 
@@ -105,6 +105,45 @@ describe("--json: exactly one JSON document on stdout, failures included", () =>
     const summary = JSON.parse(run.stdout)
     assert.strictEqual(summary.ok, false)
     assert.include(summary.reason, "empty.jsonl holds no recorded answers")
+    assert.deepStrictEqual(summary.error, { tag: "ModelError", message: summary.reason })
+  })
+})
+
+describe("what a person might mistype", () => {
+  it("an empty --memory is refused (exit 2), never the working folder taken for the memory folder", () => {
+    const dir = workingFolder()
+    const run = mnemeIn(dir, ["remember", "The user likes tea", "--memory", ""])
+    assert.strictEqual(run.code, 2, run.stderr)
+    assert.include(run.stderr, "mneme: Missing value for flag --memory. Expected: a memory folder that is not empty")
+    assert.deepStrictEqual(readdirSync(dir).sort(), ["answers.jsonl", "chats"])
+  })
+
+  it("a dry run over a --memory that is a file says so in the user's terms, naming no temporary folder", () => {
+    const dir = workingFolder()
+    writeFileSync(join(dir, "afile"), "not a folder")
+    const run = mnemeIn(dir, [
+      "review",
+      "chats/tea.jsonl",
+      "--dry-run",
+      "--memory",
+      "afile",
+      "--model",
+      "replay:answers.jsonl"
+    ])
+    assertWorded(run, 1, `mneme: ${dir}/afile is not a folder`)
+    assert.strictEqual(readFileSync(join(dir, "afile"), "utf8"), "not a folder")
+  })
+
+  it("a transcript line that is text, not JSON, is named with its number and what a line is", () => {
+    const dir = workingFolder()
+    writeFileSync(join(dir, "notes.jsonl"), '{"seq":1,"who":"user","text":"hi"}\nthe user likes tea\n')
+    const run = mnemeIn(dir, ["review", "notes.jsonl", "--model", "replay:answers.jsonl"])
+    assertWorded(
+      run,
+      1,
+      'mneme: the transcript could not be read: notes.jsonl line 2: not a transcript line: each line is one JSON object, {"seq": 1, "who": "user", "text": "…"}'
+    )
+    assert.isFalse(existsSync(join(dir, "memory")))
   })
 })
 
@@ -203,6 +242,7 @@ describe("failures the commands do not word themselves, as report words them", (
       const fs = FileSystem.FileSystem.of({
         ...real,
         exists: (path) => (path.endsWith("trap") ? trapped(path) : real.exists(path)),
+        stat: (path) => (path.endsWith("trap") ? trapped(path) : real.stat(path)),
         readFile: (path) => (path.endsWith("trap") ? trapped(path) : real.readFile(path))
       })
       const exit = yield* Cli.run(args).pipe(
@@ -226,7 +266,7 @@ describe("failures the commands do not word themselves, as report words them", (
           PlatformError.systemError({
             _tag: "PermissionDenied",
             module: "FileSystem",
-            method: "exists",
+            method: "stat",
             pathOrDescriptor: path
           })
         )

@@ -170,7 +170,7 @@ export interface Vetted {
 
 /** The warning logged when entries memory cannot keep are left out of an answer, naming the first problem. */
 export const warning = (first: Vet.Problem, count: number): string =>
-  `the model's answer holds ${count === 1 ? "an entry" : `${count} entries`} memory cannot keep, left out while ` +
+  `the model's answer holds ${count === 1 ? "an entry" : `${Text.count(count)} entries`} memory cannot keep, left out while ` +
   `the rest applies: ${Vet.describe(first)}`
 
 /** The change with its text and topic name cleaned; an `add` whose topic is no topic name fails with BadTopic. */

@@ -4,6 +4,7 @@
  * that `Effect.catchReason` can pick out. Nothing in mneme is thrown.
  */
 import { DateTime, Predicate, Schema } from "effect"
+import { count as n } from "./Text.ts"
 import * as Topic from "./Topic.ts"
 
 const TypeId = "~@mneme/core/Error" as const
@@ -12,11 +13,6 @@ const TypeId = "~@mneme/core/Error" as const
 export const isMnemeError = (u: unknown): u is MnemeError => Predicate.hasProperty(u, TypeId)
 
 const quote = (text: string) => JSON.stringify(text)
-
-const grouped = new Intl.NumberFormat("en-US")
-
-/** A count written as people read it: `4,000`. */
-const n = (value: number) => grouped.format(value)
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The model's answer

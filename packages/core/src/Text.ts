@@ -5,6 +5,11 @@
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 
+const grouped = new Intl.NumberFormat("en-US")
+
+/** A count written the one way people read it everywhere in mneme: `4,000`. */
+export const count = (value: number): string => grouped.format(value)
+
 /** The number of code points in `text`. */
 export const length = (text: string): number => {
   let count = 0

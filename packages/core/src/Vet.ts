@@ -28,7 +28,7 @@ export const describe = (problem: Problem): string => {
     case "Empty":
       return "the entry is empty"
     case "TooLong":
-      return `the entry is ${problem.length} characters, over the limit of ${problem.max}`
+      return `the entry is ${Text.count(problem.length)} characters, over the limit of ${Text.count(problem.max)}`
     case "Secret":
       return "the entry looks like a secret (a key, password or ID number), which memory never keeps"
   }

@@ -16,13 +16,17 @@ const decodeLine = Schema.decodeUnknownResult(LineJson)
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** What is wrong with a JSONL line, or the line itself. */
+/** What a transcript line looks like, for messages. */
+const lineShape = `{"seq": 1, "who": "user", "text": "…"}`
+
 const parseLine = (source: string, previous: Lines.Line | undefined): Result.Result<Lines.Line, string> => {
   const decoded = decodeLine(source)
   if (Result.isFailure(decoded)) {
     const issue = formatIssue(decoded.failure.issue).issues[0]
     const path = issue?.path ?? []
-    const at = path.length === 0 ? "" : `"${path.map(String).join(".")}": `
-    return Result.fail(`${at}${issue?.message ?? "not a transcript line"}`)
+    // Not a JSON object at all: say what a line is, not what the JSON reader expected.
+    if (path.length === 0) return Result.fail(`not a transcript line: each line is one JSON object, ${lineShape}`)
+    return Result.fail(`"${path.map(String).join(".")}": ${issue?.message ?? "not a transcript line"}`)
   }
   const line = decoded.success
   if (line.who === "other" && (line.name === undefined || line.name.trim() === "")) {

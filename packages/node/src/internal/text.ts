@@ -2,9 +2,10 @@
  * Text helpers for the CLI's human output: numbers with thousands separators, sizes against limits, columns padded
  * to the width text takes on a terminal (CJK and emoji take two columns), and colour that is only used on a terminal.
  */
+import { Text } from "@mneme/core"
 
 /** A whole number with thousands separators: `1,234`. */
-export const count = (n: number): string => n.toLocaleString("en-US")
+export const count = Text.count
 
 /** A size against its limit: `1,234 / 4,000`. */
 export const size = (n: number, max: number): string => `${count(n)} / ${count(max)}`

@@ -5,7 +5,7 @@
  * policy, warned and recorded as the last review. A review never fails: what happened is its outcome.
  */
 import type { Backoff, StorageError } from "@mneme/core"
-import { Lines } from "@mneme/core"
+import { Lines, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
 import type { ReviewState } from "../ReviewState.ts"
 import {
@@ -192,7 +192,7 @@ const failed = Effect.fnUntraced(function* (services: Services, conversationId: 
   }
   const reason = Option.match(stop, {
     onNone: () => message,
-    onSome: (c) => `${message} (${warnings.stopped} after ${c.record.times.length} failures)`
+    onSome: (c) => `${message} (${warnings.stopped} after ${Text.count(c.record.times.length)} failures)`
   })
   const agentId = halt.where.agentId
   if (agentId !== undefined) {

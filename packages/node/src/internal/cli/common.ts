@@ -65,6 +65,10 @@ export const textFlag = (name: string) => Flag.String(name).pipe(Flag.map(unmark
 export const mneme = Command.make("mneme").pipe(
   Command.withSharedFlags({
     memory: textFlag("memory").pipe(
+      Flag.filter(
+        (dir) => dir.trim() !== "",
+        () => "a memory folder that is not empty"
+      ),
       Flag.withDescription("The memory folder"),
       Flag.withMetavar("DIR"),
       Flag.withDefault("./memory")

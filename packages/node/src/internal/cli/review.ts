@@ -4,7 +4,7 @@
  * and stops past `--max-calls`; `--show-prompt` prints what each call sends; `--dry-run` works on a copy and shows what
  * each file would gain or lose. The summary is the run's net effect on memory.
  */
-import { type Answer, Lines, MemoryConfig, Secret, Text } from "@mneme/core"
+import { type Answer, Lines, MemoryConfig, NotAFolder, Secret, StorageError, Text } from "@mneme/core"
 import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
 import {
   Config,
@@ -182,7 +182,15 @@ const copyRoot = Effect.fnUntraced(function* (memory: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const copy = path.join(yield* fs.makeTempDirectoryScoped({ prefix: "mneme-dry-run-" }), "memory")
-  if (yield* fs.exists(memory)) yield* fs.copy(memory, copy)
+  // A folder that is not there yet is copied as an empty one; any other failure to look at it is the run's.
+  const info = yield* fs.stat(memory).pipe(
+    Effect.map(Option.some),
+    Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(Option.none()))
+  )
+  if (Option.isSome(info) && info.value.type !== "Directory") {
+    return yield* new StorageError({ reason: new NotAFolder({ path: path.resolve(memory) }) })
+  }
+  if (Option.isSome(info)) yield* fs.copy(memory, copy)
   else yield* fs.makeDirectory(copy, { recursive: true })
   return copy
 })
@@ -438,10 +446,10 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
     case "Reviewed":
       return (
         `read to ${at(outcome.cursor)}${of} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
-        `${changes.added.length} added, ${changes.edited.length} edited, ${changes.removed.length} removed, ` +
-        `${changes.leftOut.length} left out` +
+        `${Txt.count(changes.added.length)} added, ${Txt.count(changes.edited.length)} edited, ${Txt.count(changes.removed.length)} removed, ` +
+        `${Txt.count(changes.leftOut.length)} left out` +
         (changes.secretsDropped === 0 ? "" : `, ${Txt.plural(changes.secretsDropped, "secret", "secrets")} dropped`) +
-        (changes.skipped.length === 0 ? "" : `, ${changes.skipped.length} skipped`)
+        (changes.skipped.length === 0 ? "" : `, ${Txt.count(changes.skipped.length)} skipped`)
       )
     case "NothingNew":
       return `nothing new after ${at(outcome.cursor)}${of}`
@@ -555,6 +563,13 @@ export const review = Command.make(
       dryRun: input.dryRun,
       ok: reason === null,
       reason,
+      error:
+        reason === null
+          ? null
+          : {
+              tag: failed === undefined ? "TooManyCalls" : failed._tag === "Failed" ? failed.error._tag : failed._tag,
+              message: reason
+            },
       passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
       modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
       cursor: outcomes.at(-1)?.cursor ?? null,
@@ -628,7 +643,7 @@ const renderReview = (
   // A review that changed nothing is one line (a dry run still says what it would write: nothing).
   if (nothing && !s.dryRun) return out
   const section = (title: string, rows: ReadonlyArray<ReadonlyArray<string>>) => {
-    if (rows.length > 0) out.push("", p.bold(`${title} (${rows.length})`), ...Txt.table(rows))
+    if (rows.length > 0) out.push("", p.bold(`${title} (${Txt.count(rows.length)})`), ...Txt.table(rows))
   }
   section(
     "Added",
@@ -663,7 +678,7 @@ const renderReview = (
     `MEMORY.md: own ${Txt.size(s.sizes.own, s.limits.memory)}, team ${Txt.size(s.sizes.team, s.limits.memory)}`
   )
   if (s.dryRun) {
-    out.push("", p.bold(`Would change (${files.length})`))
+    out.push("", p.bold(`Would change (${Txt.count(files.length)})`))
     if (files.length === 0) out.push("  nothing")
     for (const file of files) {
       out.push(`  ${file.file}${file.status === "changed" ? "" : ` (${file.status})`}`)
