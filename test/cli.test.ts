@@ -3,6 +3,7 @@
  * example transcript and its recorded answers, and each failure's message and exit code.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Answer } from "@mneme/core"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -176,6 +177,38 @@ describe("mneme review against an OpenAI-compatible server", () => {
       // The staging password the user pasted is masked before anything leaves the host.
       assert.notInclude(request.body, "hunter2")
     }
+  })
+
+  it("MNEME_STRUCTURED=json_schema sends mneme's answer schema; a server that rejects it is told to turn it off", async () => {
+    const { memory } = scratch()
+    const server = await stubServer((call) =>
+      call === 1
+        ? {
+            status: 200,
+            body: { choices: [{ message: { role: "assistant", content: recorded[0] }, finish_reason: "stop" }] }
+          }
+        : { status: 400, body: { error: { message: "response_format is not supported" } } }
+    )
+    const env = {
+      MNEME_MODEL: "stub-model",
+      MNEME_STRUCTURED: "json_schema",
+      MNEME_TIMEOUT: "30",
+      MNEME_MAX_TOKENS: "512"
+    }
+    const run = await mnemeAsync(["review", transcript, "--model", server.url, "--memory", memory], env)
+    assert.strictEqual(run.code, 1, run.stderr)
+    assert.strictEqual(server.received.length, 2)
+    const body = JSON.parse(server.received[0]!.body)
+    assert.deepStrictEqual(body.response_format, {
+      type: "json_schema",
+      json_schema: { name: "mneme_answer", schema: Answer.jsonSchema.schema, strict: false }
+    })
+    assert.strictEqual(body.max_tokens, 512)
+    const lines = run.stderr.trimEnd().split("\n")
+    assert.strictEqual(lines.length, 2, run.stderr)
+    assert.include(lines[1], "HTTP 400: response_format is not supported")
+    assert.include(lines[1], "(MNEME_STRUCTURED is json_schema): set MNEME_STRUCTURED to json_object or off")
+    assert.include(ownMemory(memory), "Dana Whitfield is a data engineer")
   })
 
   it("a server that refuses the key fails the review with its status, never the key (exit 1)", async () => {
