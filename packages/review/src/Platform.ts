@@ -4,7 +4,7 @@
  * `@mneme/node` provides it (`NodePlatform.layer`); `Platform.layerTest` is a double that can pretend to be another
  * process or another host, with the processes it says are alive.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, type PlatformError } from "effect"
 import { sha256 } from "./internal/sha256.ts"
 
 /** The machine mneme runs on. */
@@ -43,4 +43,52 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform> => {
     isAlive: (pid) => Effect.sync(() => isAlive(pid)),
     sha256
   })
+}
+
+/** The system's error codes, in words. */
+const codeWords: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or folder",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space is left on the device",
+  EDQUOT: "the disk quota is used up",
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EEXIST: "something of that name is already there",
+  ELOOP: "too many links on the way",
+  ENAMETOOLONG: "the name is too long",
+  EMFILE: "too many files are open",
+  ENXIO: "it is not a file that can be read (a socket or a device without a reader)",
+  EIO: "an input/output error",
+  EBUSY: "it is busy"
+}
+
+/** The platform's kinds of failure, in words, for a failure without a known code. */
+const tagWords: Readonly<Record<string, string>> = {
+  AlreadyExists: "something of that name is already there",
+  BadResource: "it cannot be used here",
+  Busy: "it is busy",
+  InvalidData: "it holds data that cannot be read",
+  NotFound: "no such file or folder",
+  PermissionDenied: "permission denied",
+  TimedOut: "it timed out",
+  UnexpectedEof: "it ended too early",
+  WouldBlock: "it is not ready",
+  WriteZero: "nothing could be written"
+}
+
+/** The system's code of a platform failure (`ENOENT`, `EISDIR`…), where it gives one. */
+export const failureCode = (error: PlatformError.PlatformError): string | undefined => {
+  const cause = error.reason.cause
+  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+}
+
+/** What a platform failure means, in words a person can act on, without its path (the system's own as a last resort). */
+export const describeFailure = (error: PlatformError.PlatformError): string => {
+  const code = failureCode(error)
+  if (code !== undefined && codeWords[code] !== undefined) return codeWords[code]
+  const reason = error.reason
+  if (reason._tag === "BadArgument") return reason.description ?? "a value the system does not take"
+  return tagWords[reason._tag] ?? `${reason._tag}${reason.description === undefined ? "" : `: ${reason.description}`}`
 }

@@ -3,61 +3,15 @@
  * folder where a file is needed, a file that is not there or is not text, and what the system said otherwise, never
  * the platform's own names (`BadResource: FileSystem.readFile`).
  */
+import { Platform } from "@mneme/review"
 import { Data, Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
-
-/** The system's error codes, in words. */
-const codeWords: Readonly<Record<string, string>> = {
-  ENOENT: "no such file or folder",
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EROFS: "the file system is read-only",
-  ENOSPC: "no space is left on the device",
-  EDQUOT: "the disk quota is used up",
-  EISDIR: "it is a folder, not a file",
-  ENOTDIR: "a part of the path is a file, not a folder",
-  EEXIST: "something of that name is already there",
-  ELOOP: "too many links on the way",
-  ENAMETOOLONG: "the name is too long",
-  EMFILE: "too many files are open",
-  ENXIO: "it is not a file that can be read (a socket or a device without a reader)",
-  EIO: "an input/output error",
-  EBUSY: "it is busy"
-}
-
-/** The platform's kinds of failure, in words, for a failure without a known code. */
-const tagWords: Readonly<Record<string, string>> = {
-  AlreadyExists: "something of that name is already there",
-  BadResource: "it cannot be used here",
-  Busy: "it is busy",
-  InvalidData: "it holds data that cannot be read",
-  NotFound: "no such file or folder",
-  PermissionDenied: "permission denied",
-  TimedOut: "it timed out",
-  UnexpectedEof: "it ended too early",
-  WouldBlock: "it is not ready",
-  WriteZero: "nothing could be written"
-}
-
-const codeOf = (error: PlatformError): string | undefined => {
-  const cause = error.reason.cause
-  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-}
-
-/** What a platform failure means, in words, without its path. */
-export const describe = (error: PlatformError): string => {
-  const code = codeOf(error)
-  if (code !== undefined && codeWords[code] !== undefined) return codeWords[code]
-  const reason = error.reason
-  if (reason._tag === "BadArgument") return reason.description ?? "a value the system does not take"
-  return tagWords[reason._tag] ?? `the system said: ${reason.description ?? code ?? "an unknown error"}`
-}
 
 /** A platform failure as one line that names its path, if it has one: `afile/mem: a part of the path is a file…`. */
 export const sentence = (error: PlatformError): string => {
   const reason = error.reason
   const path = reason._tag === "BadArgument" ? undefined : reason.pathOrDescriptor
-  return typeof path === "string" ? `${path}: ${describe(error)}` : describe(error)
+  return typeof path === "string" ? `${path}: ${Platform.describeFailure(error)}` : Platform.describeFailure(error)
 }
 
 /**
@@ -87,13 +41,13 @@ export const read = Effect.fnUntraced(function* (file: string, what: string) {
   if (file === "") return yield* new Unreadable({ file, problem: `names no ${what}: the path is empty` })
   const bytes = yield* fs.readFile(file).pipe(
     Effect.mapError((error) => {
-      const code = codeOf(error)
+      const code = Platform.failureCode(error)
       if (code === "EISDIR") return new Unreadable({ file, problem: `is a folder, not a ${what}` })
       if (code === "ENOENT" || (code === undefined && error.reason._tag === "NotFound")) {
         const where = path.resolve(file)
         return new Unreadable({ file, problem: `does not exist${where === file ? "" : ` (looked for ${where})`}` })
       }
-      return new Unreadable({ file, problem: `cannot be read: ${describe(error)}` })
+      return new Unreadable({ file, problem: `cannot be read: ${Platform.describeFailure(error)}` })
     })
   )
   const text = yield* Effect.try({

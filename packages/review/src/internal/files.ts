@@ -7,39 +7,13 @@
 import { NotText, ReadFailed, StorageError, type StorageReason, WriteFailed } from "@mneme/core"
 import { Effect, FileSystem, Path } from "effect"
 import type { PlatformError } from "effect/PlatformError"
+import { describeFailure } from "../Platform.ts"
 
 /** A `StorageError` for `reason`. */
 export const storageError = (reason: StorageReason): StorageError => new StorageError({ reason })
 
-const codeOf = (error: PlatformError): string | undefined => {
-  const cause = error.reason.cause
-  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-}
-
-const words: Readonly<Record<string, string>> = {
-  ENOENT: "no such file or folder",
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EROFS: "the file system is read-only",
-  ENOSPC: "no space is left on the device",
-  EDQUOT: "the disk quota is used up",
-  EISDIR: "it is a folder, not a file",
-  ENOTDIR: "a part of the path is a file, not a folder",
-  EEXIST: "something of that name is already there",
-  ELOOP: "too many links on the way",
-  EIO: "an input/output error",
-  EBUSY: "it is busy"
-}
-
-/** What a platform failure means, in words (the system's own when there are none here). */
-export const describe = (error: PlatformError): string => {
-  const code = codeOf(error)
-  if (code !== undefined && words[code] !== undefined) return words[code]
-  const reason = error.reason
-  return reason._tag === "BadArgument"
-    ? (reason.description ?? reason.message)
-    : `${reason._tag}${reason.description === undefined ? "" : `: ${reason.description}`}`
-}
+/** What a platform failure means, in words (the system's own when there are none). */
+export const describe = describeFailure
 
 /** A platform failure reading `file` (relative to the root). */
 export const readFailed =
