@@ -56,6 +56,10 @@ export const markValues = (args: ReadonlyArray<string>): Array<string> => {
 
 export const unmark = (value: string) => (value.startsWith(valueMark) ? value.slice(valueMark.length) : value)
 
+/** A flag that is on when given, with what it does. */
+export const switchFlag = (name: string, description: string) =>
+  Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
+
 /** A positional text argument, as typed. */
 export const textArgument = (name: string) => Argument.String(name).pipe(Argument.map(unmark))
 
@@ -82,14 +86,8 @@ export const mneme = Command.make("mneme").pipe(
       Flag.withMetavar("ID"),
       Flag.withDefault("default")
     ),
-    json: Flag.Boolean("json").pipe(
-      Flag.withDescription("Print one JSON document, for scripts"),
-      Flag.withDefault(false)
-    ),
-    verbose: Flag.Boolean("verbose").pipe(
-      Flag.withDescription("Print the full cause of a failure"),
-      Flag.withDefault(false)
-    )
+    json: switchFlag("json", "Print one JSON document, for scripts"),
+    verbose: switchFlag("verbose", "Print the full cause of a failure")
   }),
   Command.withDescription(
     "Long-term memory for AI agents, as Markdown a person can read. " +
@@ -134,10 +132,7 @@ export const topicFlag = textFlag("topic").pipe(
   Flag.withMetavar("T"),
   Flag.optional
 )
-export const teamFlag = Flag.Boolean("team").pipe(
-  Flag.withDescription("Team memory instead of the agent's own"),
-  Flag.withDefault(false)
-)
+export const teamFlag = switchFlag("team", "Team memory instead of the agent's own")
 /** The memory store and the review state over the memory folder `root`, on this machine. */
 export const storeLayer = (root: string) =>
   Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(

@@ -7,7 +7,7 @@ import { type MemoryRoot, MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, UsageError, withMemory } from "./common.ts"
+import { mneme, output, print, printJson, switchFlag, UsageError, withMemory } from "./common.ts"
 
 /** Whether two journal lines are the same change to the same line (a line read through a scope may be renamed). */
 const sameLine = (a: MemoryRoot.JournalLine, b: MemoryRoot.JournalLine) =>
@@ -50,11 +50,8 @@ export const journal = Command.make(
       Flag.withMetavar("N"),
       Flag.withDefault(20)
     ),
-    team: Flag.Boolean("team").pipe(Flag.withDescription("Only the changes to team memory"), Flag.withDefault(false)),
-    all: Flag.Boolean("all").pipe(
-      Flag.withDescription("The changes to every agent's memory and the team's"),
-      Flag.withDefault(false)
-    )
+    team: switchFlag("team", "Only the changes to team memory"),
+    all: switchFlag("all", "The changes to every agent's memory and the team's")
   },
   Effect.fn("mneme.journal")(function* (input) {
     const global = yield* mneme

@@ -33,6 +33,7 @@ import {
   print,
   printJson,
   limits,
+  switchFlag,
   textArgument,
   textFlag,
   UsageError
@@ -494,14 +495,11 @@ export const review = Command.make(
       Flag.withMetavar("N"),
       Flag.withDefault(50)
     ),
-    showPrompt: Flag.Boolean("show-prompt").pipe(
-      Flag.withDescription("Print the system and request text of each model call to stderr, secrets masked"),
-      Flag.withDefault(false)
+    showPrompt: switchFlag(
+      "show-prompt",
+      "Print the system and request text of each model call to stderr, secrets masked"
     ),
-    dryRun: Flag.Boolean("dry-run").pipe(
-      Flag.withDescription("Show the changes without writing them"),
-      Flag.withDefault(false)
-    )
+    dryRun: switchFlag("dry-run", "Show the changes without writing them")
   },
   Effect.fn("mneme.review")(function* (input) {
     const global = yield* mneme

@@ -7,7 +7,18 @@ import { MemoryStore } from "@mneme/review"
 import { Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, withMemory, whereFlags, target, textArgument, textFlag } from "./common.ts"
+import {
+  mneme,
+  output,
+  print,
+  printJson,
+  switchFlag,
+  target,
+  textArgument,
+  textFlag,
+  whereFlags,
+  withMemory
+} from "./common.ts"
 
 /** Prints a store outcome: its message, or the outcome as JSON. */
 const printOutcome = Effect.fnUntraced(function* (outcome: MemoryStore.Outcome) {
@@ -195,10 +206,7 @@ export const recall = Command.make(
       Flag.withMetavar("T"),
       Flag.optional
     ),
-    team: Flag.Boolean("team").pipe(
-      Flag.withDescription("Only team memory, not the agent's own"),
-      Flag.withDefault(false)
-    )
+    team: switchFlag("team", "Only team memory, not the agent's own")
   },
   Effect.fn("mneme.recall")(function* (input) {
     const global = yield* mneme
