@@ -1,11 +1,23 @@
 /**
  * What mneme needs of the machine it runs on, behind one small service so that `@mneme/core` and `@mneme/review`
- * import nothing from `node:`: this process's id and host name, whether a process is alive, and SHA-256.
+ * import nothing from `node:`: this process's id and host name, whether a process is alive, SHA-256, and the `lstat`
+ * of many files at once (how the files backend sees that a scope is unchanged, for the price of its stats).
  * `@mneme/node` provides it (`NodePlatform.layer`); `Platform.layerTest` is a double that can pretend to be another
- * process or another host, with the processes it says are alive.
+ * process or another host, with the processes it says are alive, and stats files through Effect's `FileSystem`.
  */
-import { Context, Effect, Layer, type PlatformError } from "effect"
+import { Context, Effect, FileSystem, Layer, Option, PlatformError, Result } from "effect"
 import { sha256 } from "./internal/sha256.ts"
+
+/** What `lstat` says of a path that is there: its kind, its size in bytes, its change time (epoch ms), its inode. */
+export interface Stat {
+  readonly type: FileSystem.File.Type
+  readonly size: number
+  readonly mtime: number
+  readonly ino: bigint | undefined
+}
+
+/** The `lstat` of one path: its stat, `undefined` when nothing is there, or why it could not be looked at. */
+export type StatResult = Result.Result<Stat | undefined, PlatformError.PlatformError>
 
 /** The machine mneme runs on. */
 export class Platform extends Context.Service<
@@ -19,8 +31,30 @@ export class Platform extends Context.Service<
     readonly isAlive: (pid: number) => Effect.Effect<boolean>
     /** The SHA-256 of the UTF-8 bytes of `text`, as 64 lower-case hex digits. */
     readonly sha256: (text: string) => string
+    /** The `lstat` of each of `paths` (absolute), all at once, in their order; links are not followed. */
+    readonly lstatAll: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StatResult>>
   }
 >()("@mneme/review/Platform") {}
+
+/** `lstatAll` through Effect's `FileSystem` (one `lstat` each, all at once). */
+export const lstatAllWith =
+  (fs: FileSystem.FileSystem) =>
+  (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StatResult>> =>
+    Effect.forEach(
+      paths,
+      (path) =>
+        fs.lstat(path).pipe(
+          Effect.map((info): Stat => ({
+            type: info.type,
+            size: Number(info.size),
+            mtime: Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() }),
+            ino: Option.getOrUndefined(info.ino)
+          })),
+          Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(undefined)),
+          Effect.result
+        ),
+      { concurrency: "unbounded" }
+    )
 
 /** What the double pretends. */
 export interface TestOptions {
@@ -32,17 +66,24 @@ export interface TestOptions {
   readonly alive?: ReadonlyArray<number> | ((pid: number) => boolean) | undefined
 }
 
-/** A platform double: a process and host of its own, chosen processes alive, and SHA-256 in plain TypeScript. */
-export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform> => {
+/**
+ * A platform double: a process and host of its own, chosen processes alive, SHA-256 in plain TypeScript, and stats
+ * through Effect's `FileSystem`.
+ */
+export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform, never, FileSystem.FileSystem> => {
   const processId = options.processId ?? 4242
   const alive = options.alive ?? [processId]
   const isAlive = typeof alive === "function" ? alive : (pid: number) => alive.includes(pid)
-  return Layer.succeed(Platform, {
-    processId,
-    hostName: options.hostName ?? "test-host",
-    isAlive: (pid) => Effect.sync(() => isAlive(pid)),
-    sha256
-  })
+  return Layer.effect(
+    Platform,
+    Effect.map(FileSystem.FileSystem, (fs) => ({
+      processId,
+      hostName: options.hostName ?? "test-host",
+      isAlive: (pid: number) => Effect.sync(() => isAlive(pid)),
+      sha256,
+      lstatAll: lstatAllWith(fs)
+    }))
+  )
 }
 
 /** The system's error codes, in words. */

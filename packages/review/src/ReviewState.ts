@@ -13,16 +13,26 @@ const lookup = <A>(record: Readonly<Record<string, A>>, key: string): A | undefi
 const without = <A>(record: Readonly<Record<string, A>>, key: string): Record<string, A> =>
   Object.fromEntries(Object.entries(record).filter(([k]) => k !== key))
 
+/** The state with the cursor of `key` moved forward to `seq` (the same state when it is not forward). */
+const withCursor = (state: ReviewStateDocument, key: string, seq: number): ReviewStateDocument => {
+  const old = lookup(state.cursors, key)
+  return old !== undefined && seq <= old ? state : { ...state, cursors: { ...state.cursors, [key]: seq } }
+}
+
+/** The state with the agent's latest review, its reason's secrets masked. */
+const withLastReview = (state: ReviewStateDocument, agentId: string, review: LastReview): ReviewStateDocument => {
+  const kept: LastReview = { ...review, reason: review.reason === null ? null : Secret.redact(review.reason) }
+  return { ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }
+}
+
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
   const read = <A>(pick: (state: ReviewStateDocument) => A) => Effect.map(root.readState, pick)
 
-  const setCursor = (key: string, seq: number) =>
+  /** `seq` as a cursor, or why it cannot be one. */
+  const cursorOf = (key: string, seq: number) =>
     Number.isFinite(seq)
-      ? root.updateState((state) => {
-          const old = lookup(state.cursors, key)
-          return old !== undefined && seq <= old ? state : { ...state, cursors: { ...state.cursors, [key]: seq } }
-        })
+      ? Effect.succeed(seq)
       : Effect.fail(
           new StorageError({
             reason: new WriteFailed({
@@ -31,6 +41,9 @@ const make = Effect.gen(function* () {
             })
           })
         )
+
+  const setCursor = (key: string, seq: number) =>
+    Effect.flatMap(cursorOf(key, seq), (seq) => root.updateState((state) => withCursor(state, key, seq)))
 
   const setFailure = (key: string, record: Backoff.FailureRecord | undefined) =>
     root.updateState((state) =>
@@ -41,10 +54,13 @@ const make = Effect.gen(function* () {
         : { ...state, failures: { ...state.failures, [key]: record } }
     )
 
-  const setLastReview = (agentId: string, review: LastReview) => {
-    const kept: LastReview = { ...review, reason: review.reason === null ? null : Secret.redact(review.reason) }
-    return root.updateState((state) => ({ ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }))
-  }
+  const setLastReview = (agentId: string, review: LastReview) =>
+    root.updateState((state) => withLastReview(state, agentId, review))
+
+  const recordReview = (key: string, seq: number, agentId: string, review: LastReview) =>
+    Effect.flatMap(cursorOf(key, seq), (seq) =>
+      root.updateState((state) => withLastReview(withCursor(state, key, seq), agentId, review))
+    )
 
   return ReviewState.of({
     cursor: (key) => read((state) => lookup(state.cursors, key)),
@@ -53,6 +69,7 @@ const make = Effect.gen(function* () {
     setFailure,
     lastReview: (agentId) => read((state) => lookup(state.lastReviews, agentId) ?? null),
     setLastReview,
+    recordReview,
     snapshot: root.readState
   })
 })
@@ -73,6 +90,13 @@ export class ReviewState extends Context.Service<
     readonly lastReview: (agentId: string) => Effect.Effect<LastReview | null, StorageError>
     /** Records how the agent's latest review ended, its reason's secrets masked. */
     readonly setLastReview: (agentId: string, review: LastReview) => Effect.Effect<void, StorageError>
+    /** Moves the cursor of `key` forward to `seq` and records the agent's latest review, in one write. */
+    readonly recordReview: (
+      key: string,
+      seq: number,
+      agentId: string,
+      review: LastReview
+    ) => Effect.Effect<void, StorageError>
     /** The whole state, for a person's view (the CLI, a panel). */
     readonly snapshot: Effect.Effect<ReviewStateDocument, StorageError>
   }

@@ -4,8 +4,10 @@
  *
  * A stamp is trusted only once the file's change time is safely older than when the file was read (as git guards its
  * "racy" files): a file changed again within the same tick of the file system's clock keeps its size and time, so an
- * entry read so soon after its change is read again next time (and parsed again only when its text differs). The
- * cache holds at most `limit` files, dropping the least recently used.
+ * entry read so soon after its change is read again next time (and parsed again only when its text differs). How
+ * soon is too soon depends on the tick: a change time with a fraction of a millisecond comes from a file system that
+ * keeps fine times, whose tick is the kernel's (a few ms), so `fineWindow`; any other may tick in whole seconds (two
+ * on FAT), so `racyWindow`. The cache holds at most `limit` files, dropping the least recently used.
  */
 import type { MemoryFile } from "@mneme/core"
 import type { Stamp } from "./paths.ts"
@@ -18,8 +20,14 @@ export interface Entry extends Stamp {
   readonly chars: number
 }
 
-/** How much older than its reading a file's change time must be for its stamp to be trusted. */
+/** How much older than its reading a file's change time must be for its stamp to be trusted (ms). */
 export const racyWindow = 2_000
+
+/** The same, for a change time with a fraction of a millisecond (a file system that keeps fine times). */
+export const fineWindow = 100
+
+/** How much older than its reading a file's change time `mtime` must be for its stamp to be trusted. */
+const windowOf = (mtime: number) => (Number.isInteger(mtime) ? racyWindow : fineWindow)
 
 /** A cache of parsed files by absolute path. */
 export interface FileCache {
@@ -39,7 +47,9 @@ export const make = (limit = 4_096): FileCache => {
   return {
     fresh: (absolute, stamp) => {
       const entry = entries.get(absolute)
-      if (entry === undefined || !sameStamp(entry, stamp) || stamp.mtime > entry.readAt - racyWindow) return undefined
+      if (entry === undefined || !sameStamp(entry, stamp) || stamp.mtime > entry.readAt - windowOf(stamp.mtime)) {
+        return undefined
+      }
       entries.delete(absolute)
       entries.set(absolute, entry)
       return entry

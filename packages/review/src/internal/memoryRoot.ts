@@ -22,7 +22,7 @@ import {
   Text,
   WriteFailed
 } from "@mneme/core"
-import { Clock, Context, DateTime, Effect, FileSystem, Option, Path, Random, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, FileSystem, Option, Path, Random, Result, Schema } from "effect"
 import {
   type Actor,
   type AgentFolder,
@@ -114,7 +114,41 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     unreadable: []
   })
 
-  /** One file of a scope's folder (already resolved), `undefined` when it is not there; from the cache if unchanged. */
+  const storedOf = (file: string, topic: string | undefined, entry: FileCache.Entry): StoredFile => ({
+    file,
+    topic,
+    exists: true,
+    parsed: entry.parsed,
+    size: entry.chars
+  })
+
+  /**
+   * The plain file `absolute` (`file` relative to the root) as read now, its stamp `stamp`: from the cache when the
+   * stamp says it is unchanged, else read (and parsed again only when its text changed); `undefined` when it is gone.
+   */
+  const content = Effect.fnUntraced(function* (absolute: string, file: string, stamp: Paths.Stamp, now: number) {
+    const fresh = cache.fresh(absolute, stamp)
+    if (fresh !== undefined) return fresh
+    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(file)))
+    if (bytes === undefined) return undefined
+    const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
+    const last = cache.last(absolute)
+    const same = last !== undefined && last.text === text
+    const entry: FileCache.Entry = {
+      ...stamp,
+      readAt: now,
+      text,
+      parsed: same ? last.parsed : MemoryFile.parse(text),
+      chars: same ? last.chars : Text.length(text)
+    }
+    cache.set(absolute, entry)
+    return entry
+  })
+
+  /**
+   * One file of a scope's folder (already resolved), looked at part by part: `undefined` when it is not there, what is
+   * wrong when it is a link or not a plain file.
+   */
   const readFile = Effect.fnUntraced(function* (
     real: string,
     folder: string,
@@ -130,30 +164,43 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       const detail = info.type === "Directory" ? "it is a folder, not a file" : "it is not a plain file"
       return yield* storageError(new ReadFailed({ file, detail }))
     }
-    const stamp = Paths.stampOf(info)
-    const stored = (entry: FileCache.Entry): StoredFile => ({
-      file,
-      topic,
-      exists: true,
-      parsed: entry.parsed,
-      size: entry.chars
-    })
-    const fresh = cache.fresh(absolute, stamp)
-    if (fresh !== undefined) return stored(fresh)
-    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(file)))
-    if (bytes === undefined) return undefined
-    const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
-    const last = cache.last(absolute)
-    const same = last !== undefined && last.text === text
-    const entry: FileCache.Entry = {
-      ...stamp,
-      readAt: now,
-      text,
-      parsed: same ? last.parsed : MemoryFile.parse(text),
-      chars: same ? last.chars : Text.length(text)
-    }
-    cache.set(absolute, entry)
-    return stored(entry)
+    const entry = yield* content(absolute, file, Paths.stampOf(info), now)
+    return entry === undefined ? undefined : storedOf(file, topic, entry)
+  })
+
+  /**
+   * The files of the scope's folder `folder` (MEMORY.md as `undefined`, and topics), each file's own result: all
+   * stats at once; a plain file unchanged since it was read comes from the cache, one changed is read, and anything
+   * else is looked at again part by part (`readFile`), which says what is wrong with it.
+   */
+  const readFiles = Effect.fnUntraced(function* (
+    real: string,
+    folder: string,
+    dir: string,
+    topics: ReadonlyArray<string | undefined>,
+    now: number
+  ) {
+    const stats = yield* platform.lstatAll(topics.map((topic) => path.join(folder, Paths.nameOf(topic))))
+    return yield* Effect.forEach(
+      topics,
+      (topic, i): Effect.Effect<Result.Result<StoredFile | undefined, StorageError>, never, Path.Path> => {
+        const stat = stats[i]!
+        if (Result.isFailure(stat) || (stat.success !== undefined && stat.success.type !== "File")) {
+          return Effect.result(readFile(real, folder, dir, topic, now))
+        }
+        if (stat.success === undefined) return Effect.succeed(Result.succeed(undefined))
+        const file = Paths.fileOf(dir, topic)
+        const absolute = path.join(folder, Paths.nameOf(topic))
+        const fresh = cache.fresh(absolute, stat.success)
+        if (fresh !== undefined) return Effect.succeed(Result.succeed(storedOf(file, topic, fresh)))
+        return Effect.result(
+          Effect.map(content(absolute, file, stat.success, now), (entry) =>
+            entry === undefined ? undefined : storedOf(file, topic, entry)
+          )
+        )
+      },
+      { concurrency: "unbounded" }
+    )
   })
 
   /** A scope's files as they are in its folder `dir`; the names in the folder too (for the leftovers). */
@@ -170,13 +217,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
       .sort()
     const now = yield* Clock.currentTimeMillis
-    const memory = (yield* readFile(real, folder.absolute, dir, undefined, now)) ?? missingMemory(dir)
-    const read = yield* Effect.forEach(
-      topics,
-      (topic) => Effect.result(readFile(real, folder.absolute, dir, topic, now)),
-      { concurrency: 8 }
-    )
-    const files: Array<StoredFile> = [memory]
+    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now)
+    const files: Array<StoredFile> = [(yield* Effect.fromResult(memory!)) ?? missingMemory(dir)]
     const unreadable: Array<Unreadable> = []
     read.forEach((result, i) => {
       if (result._tag === "Success") {
@@ -385,6 +427,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
   interface Target {
     readonly write: FileWrite
+    readonly index: number
     readonly absolute: string
     readonly old: Uint8Array | undefined
     readonly temporary: string | undefined
@@ -420,32 +463,41 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         const targets: Array<Target> = []
         const written: Array<Target> = []
         const made = nothingMade()
-        const prepare = Effect.gen(function* () {
-          for (const write of writes) {
-            const { absolute, info } = yield* Paths.resolve(fs, real, write.file)
-            if (info !== undefined && info.type !== "File") {
-              return yield* storageError(new WriteFailed({ file: write.file, detail: "it is a folder, not a file" }))
-            }
-            const old =
-              info === undefined
-                ? undefined
-                : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
-            if (write.content !== undefined) {
-              const folder = path.dirname(write.file)
+        // The folders (and id records) the new files need, one folder at a time; then every file at once: what it
+        // holds now, read for a failure to give back, and its new text written aside and flushed.
+        const folders = Effect.forEach(
+          [...new Set(writes.flatMap((write) => (write.content === undefined ? [] : [path.dirname(write.file)])))],
+          (folder) =>
+            Effect.gen(function* () {
               yield* makeFolders(real, folder, made)
               const agentId = ids.get(folder)
               if (agentId !== undefined && Paths.recordsId(agentId)) {
                 const recorded = yield* recordId(real, folder, agentId)
                 if (recorded !== undefined) made.files.push(recorded)
               }
-            }
-            const temporary =
-              write.content === undefined
-                ? undefined
-                : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
-            targets.push({ write, absolute, old, temporary })
+            }),
+          { discard: true }
+        )
+        const target = Effect.fnUntraced(function* (write: FileWrite, index: number) {
+          const { absolute, info } = yield* Paths.resolve(fs, real, write.file)
+          if (info !== undefined && info.type !== "File") {
+            return yield* storageError(new WriteFailed({ file: write.file, detail: "it is a folder, not a file" }))
           }
+          const old =
+            info === undefined
+              ? undefined
+              : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
+          const temporary =
+            write.content === undefined
+              ? undefined
+              : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
+          targets.push({ write, index, absolute, old, temporary })
         })
+        // Put in place in the order given.
+        const prepare = Effect.andThen(
+          folders,
+          Effect.forEach(writes, target, { concurrency: "unbounded", discard: true })
+        ).pipe(Effect.andThen(Effect.sync(() => targets.sort((a, b) => a.index - b.index))))
         const removeTemporaries = Effect.forEach(
           targets,
           (target) =>
@@ -469,8 +521,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           { discard: true }
         )
         yield* Effect.gen(function* () {
-          yield* prepare
-          if (lines.length > 0) yield* journal.append(lines)
+          // The journal is appended while the files are written aside: nothing is in place until every part is.
+          yield* Effect.all([prepare, lines.length > 0 ? journal.append(lines) : Effect.void], {
+            concurrency: 2,
+            discard: true
+          }).pipe(Effect.onError(() => journal.undo))
           yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
         }).pipe(
           Effect.ensuring(removeTemporaries),

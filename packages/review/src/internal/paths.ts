@@ -65,9 +65,11 @@ export const scopeDir = (hash: Hash, scope: Scope.Scope): string =>
 /** The entry point of every scope. */
 export const memoryName = "MEMORY.md"
 
+/** The name of a scope's file: MEMORY.md, or `<topic>.md`. */
+export const nameOf = (topic: string | undefined): string => (topic === undefined ? memoryName : `${topic}.md`)
+
 /** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
-export const fileOf = (dir: string, topic: string | undefined): string =>
-  `${dir}/${topic === undefined ? memoryName : `${topic}.md`}`
+export const fileOf = (dir: string, topic: string | undefined): string => `${dir}/${nameOf(topic)}`
 
 /** The topic a file name of a scope's folder is (`undefined` for MEMORY.md), or `null` when it is none. */
 export const topicOfName = (name: string): string | undefined | null => {
@@ -77,10 +79,11 @@ export const topicOfName = (name: string): string | undefined | null => {
   return Topic.clean(stem) === stem ? stem : null
 }
 
-const isInside = (path: Path.Path, root: string, absolute: string) => {
-  const relative = path.relative(root, absolute)
-  return relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative))
-}
+/** Whether a path relative to a folder (as `path.relative` gives it) stays inside that folder. */
+const staysInside = (path: Path.Path, relative: string) =>
+  relative === "" || (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative))
+
+const isInside = (path: Path.Path, root: string, absolute: string) => staysInside(path, path.relative(root, absolute))
 
 /** A path as the root names it: relative, "/" separated. */
 const relativeOf = (path: Path.Path, realRoot: string, absolute: string) =>
@@ -105,23 +108,25 @@ export const resolve = Effect.fnUntraced(function* (
 ): Effect.fn.Return<Located, StorageError, Path.Path> {
   const path = yield* Path.Path
   const absolute = path.join(realRoot, rel)
-  if (rel.includes("\0") || path.isAbsolute(rel) || !isInside(path, from, absolute) || absolute === realRoot) {
+  const inside = path.relative(from, absolute)
+  if (rel.includes("\0") || path.isAbsolute(rel) || !staysInside(path, inside) || absolute === realRoot) {
     return yield* storageError(
       new OutsideRoot({ path: JSON.stringify(rel), detail: "is not a path inside the memory root" })
     )
   }
-  const parts = path
-    .relative(from, absolute)
-    .split(path.sep)
-    .filter((part) => part !== "")
+  const parts = inside.split(path.sep).filter((part) => part !== "")
   let at = from
   let info: FileSystem.File.Info | undefined
   for (const [index, part] of parts.entries()) {
     at = path.join(at, part)
-    const shown = relativeOf(path, realRoot, at)
-    info = yield* orMissing(fs.lstat(at)).pipe(Effect.mapError(readFailed(shown)))
+    const here = at
+    info = yield* orMissing(fs.lstat(here)).pipe(
+      Effect.mapError((error) => readFailed(relativeOf(path, realRoot, here))(error))
+    )
     if (info === undefined) return { absolute, info }
-    if (info.type === "SymbolicLink") {
+    if (info.type === "SymbolicLink" || (index < parts.length - 1 && info.type !== "Directory")) {
+      const shown = relativeOf(path, realRoot, at)
+      if (info.type !== "SymbolicLink") return yield* storageError(new NotAFolder({ path: shown }))
       const real = yield* orMissing(fs.realPath(at)).pipe(Effect.mapError(readFailed(shown)))
       return yield* storageError(
         real === undefined
@@ -130,9 +135,6 @@ export const resolve = Effect.fnUntraced(function* (
             ? new LinkedFile({ path: shown, target: relativeOf(path, realRoot, real) })
             : new OutsideRoot({ path: shown, detail: `leads through a link to ${real}, outside the memory root` })
       )
-    }
-    if (index < parts.length - 1 && info.type !== "Directory") {
-      return yield* storageError(new NotAFolder({ path: shown }))
     }
   }
   return { absolute, info }

@@ -164,10 +164,12 @@ const attempt = Effect.fnUntraced(function* (
   const input = { agent, context: plan.context, lines: plan.lines, moreFollow: plan.moreFollow, anchor }
   const ended = yield* passes(services, input, asking, nothingYet)
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
-  yield* Effect.all([state.setCursor(key, plan.last), tracker.succeeded(key)]).pipe(halt(asking, ended.progress))
-  const done: Where = { ...asking, cursor: plan.last }
   const ending = yield* Clock.currentTimeMillis
-  yield* state.setLastReview(agentId, { at: ending, ok: true, reason: null }).pipe(halt(done, ended.progress))
+  yield* state
+    .recordReview(key, plan.last, agentId, { at: ending, ok: true, reason: null })
+    .pipe(halt(asking, ended.progress))
+  const done: Where = { ...asking, cursor: plan.last }
+  yield* tracker.succeeded(key).pipe(halt(done, ended.progress))
   return { _tag: "Reviewed", ...common(conversationId, done, ended.progress, plan.moreFollow) }
 })
 
