@@ -23,6 +23,7 @@ import {
   WriteFailed
 } from "@mneme/core"
 import { Clock, Context, DateTime, Effect, FileSystem, Option, Path, Random, Result, Schema } from "effect"
+import * as Lifetime from "effect/Scope"
 import {
   type Actor,
   type AgentFolder,
@@ -371,9 +372,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   /**
-   * Runs `change` with the journal open for appending (so a journal that cannot be appended stops the change before
-   * it is made); `append` writes the lines on a fresh line, and `undo` gives the journal its length back. A journal
-   * this opening created is removed again when the change fails and leaves it empty.
+   * Runs `change` with the journal to append to: `append` opens it (the first time), writes the lines on a fresh line
+   * and flushes them, so a journal that cannot be appended stops the change before it is made if `change` appends
+   * before it changes anything; `undo` gives the journal its length back. A journal the opening created is removed
+   * again when the change fails and leaves it empty.
    */
   const withJournal = <A>(
     real: string,
@@ -382,24 +384,23 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       readonly undo: Effect.Effect<void>
     }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
   ) =>
-    Effect.gen(function* () {
-      const journal = yield* Paths.resolve(fs, real, Journal.journalName)
-      if (journal.info !== undefined && journal.info.type !== "File") {
-        return yield* storageError(new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" }))
-      }
-      const removeIfNewAndEmpty =
-        journal.info !== undefined
-          ? Effect.void
-          : Effect.ignore(
-              Effect.flatMap(fs.lstat(journal.absolute), (info) =>
-                info.type === "File" && Number(info.size) === 0 ? fs.remove(journal.absolute) : Effect.void
-              )
+    Effect.scoped(
+      Effect.gen(function* () {
+        const scope = yield* Effect.scope
+        /** The journal as opened: its handle, its length then, whether it ended mid-line, and whether it was new. */
+        let opened:
+          | { readonly handle: FileSystem.File; readonly size: number; readonly torn: boolean; readonly made: string }
+          | undefined
+        const open = Effect.gen(function* () {
+          const journal = yield* Paths.resolve(fs, real, Journal.journalName)
+          if (journal.info !== undefined && journal.info.type !== "File") {
+            return yield* storageError(
+              new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" })
             )
-      return yield* Effect.scoped(
-        Effect.gen(function* () {
+          }
           const handle = yield* fs
             .open(journal.absolute, { flag: "a+" })
-            .pipe(Effect.mapError(writeFailed(Journal.journalName)))
+            .pipe(Lifetime.provide(scope), Effect.mapError(writeFailed(Journal.journalName)))
           const size = Number((yield* handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName)))).size)
           const lastByte =
             size === 0
@@ -408,21 +409,34 @@ export const make = Effect.fnUntraced(function* (options: Options) {
                   .readAlloc(1, { position: BigInt(size - 1) })
                   .pipe(Effect.mapError(readFailed(Journal.journalName)))
           const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
-          const undo = Effect.ignore(handle.truncate(size))
-          const append = (lines: ReadonlyArray<JournalLine>) =>
-            Journal.encode(lines).pipe(
-              Effect.flatMap((text) =>
-                handle.writeAll(encodeText(torn ? "\n" + text : text)).pipe(
-                  Effect.andThen(handle.sync),
-                  Effect.onError(() => undo),
-                  Effect.mapError(writeFailed(Journal.journalName))
+          opened = { handle, size, torn, made: journal.info === undefined ? journal.absolute : "" }
+          return opened
+        })
+        const undo = Effect.suspend(() =>
+          opened === undefined ? Effect.void : Effect.ignore(opened.handle.truncate(opened.size))
+        )
+        const append = (lines: ReadonlyArray<JournalLine>) =>
+          Effect.gen(function* () {
+            const journal = opened ?? (yield* run(open))
+            const text = yield* Journal.encode(lines)
+            yield* journal.handle.writeAll(encodeText(journal.torn ? "\n" + text : text)).pipe(
+              Effect.andThen(journal.handle.sync),
+              Effect.onError(() => undo),
+              Effect.mapError(writeFailed(Journal.journalName))
+            )
+          })
+        const removeIfNewAndEmpty = Effect.suspend(() =>
+          opened === undefined || opened.made === ""
+            ? Effect.void
+            : Effect.ignore(
+                Effect.flatMap(fs.lstat(opened.made), (info) =>
+                  info.type === "File" && Number(info.size) === 0 ? fs.remove(opened!.made) : Effect.void
                 )
               )
-            )
-          return yield* change({ append, undo })
-        })
-      ).pipe(Effect.onError(() => removeIfNewAndEmpty))
-    })
+        )
+        return yield* change({ append, undo }).pipe(Effect.onError(() => removeIfNewAndEmpty))
+      })
+    )
 
   /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
   interface Target {
@@ -452,24 +466,26 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     real: string,
     held: RootLock.Held,
     ids: ReadonlyMap<string, string>,
+    folders: ReadonlyMap<string, string>,
     writes: ReadonlyArray<FileWrite>,
     records: ReadonlyArray<JournalRecord>
   ) {
     if (writes.length === 0 && records.length === 0) return
-    yield* held.check
     const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
     yield* withJournal(real, (journal) =>
       Effect.gen(function* () {
         const targets: Array<Target> = []
         const written: Array<Target> = []
         const made = nothingMade()
-        // The folders (and id records) the new files need, one folder at a time; then every file at once: what it
-        // holds now, read for a failure to give back, and its new text written aside and flushed.
-        const folders = Effect.forEach(
-          [...new Set(writes.flatMap((write) => (write.content === undefined ? [] : [path.dirname(write.file)])))],
+        // The folders the new files need that this writer has not read, and their id records, one folder at a time;
+        // then every file at once: what it holds now, read for a failure to give back, and its new text written aside and
+        // flushed.
+        const needed = writes.flatMap((write) => (write.content === undefined ? [] : [path.dirname(write.file)]))
+        const makeNeeded = Effect.forEach(
+          [...new Set(needed)],
           (folder) =>
             Effect.gen(function* () {
-              yield* makeFolders(real, folder, made)
+              if (!folders.has(folder)) yield* makeFolders(real, folder, made)
               const agentId = ids.get(folder)
               if (agentId !== undefined && Paths.recordsId(agentId)) {
                 const recorded = yield* recordId(real, folder, agentId)
@@ -479,7 +495,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           { discard: true }
         )
         const target = Effect.fnUntraced(function* (write: FileWrite, index: number) {
-          const { absolute, info } = yield* Paths.resolve(fs, real, write.file)
+          const { absolute, info } = yield* Paths.resolve(fs, real, write.file, folders.get(path.dirname(write.file)))
           if (info !== undefined && info.type !== "File") {
             return yield* storageError(new WriteFailed({ file: write.file, detail: "it is a folder, not a file" }))
           }
@@ -495,7 +511,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         })
         // Put in place in the order given.
         const prepare = Effect.andThen(
-          folders,
+          makeNeeded,
           Effect.forEach(writes, target, { concurrency: "unbounded", discard: true })
         ).pipe(Effect.andThen(Effect.sync(() => targets.sort((a, b) => a.index - b.index))))
         const removeTemporaries = Effect.forEach(
@@ -521,11 +537,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           { discard: true }
         )
         yield* Effect.gen(function* () {
-          // The journal is appended while the files are written aside: nothing is in place until every part is.
-          yield* Effect.all([prepare, lines.length > 0 ? journal.append(lines) : Effect.void], {
-            concurrency: 2,
-            discard: true
-          }).pipe(Effect.onError(() => journal.undo))
+          // The files are written aside while the lock is checked and the journal appended: nothing is in place
+          // until every part is, and nothing is appended unless the lock is still this writer's.
+          yield* Effect.all(
+            [prepare, Effect.andThen(held.check, lines.length > 0 ? journal.append(lines) : Effect.void)],
+            {
+              concurrency: 2,
+              discard: true
+            }
+          ).pipe(Effect.onError(() => journal.undo))
           yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
         }).pipe(
           Effect.ensuring(removeTemporaries),
@@ -541,13 +561,17 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     real: string,
     held: RootLock.Held,
     ids: Map<string, string>,
+    folders: Map<string, string>,
     scope: Scope.Scope
   ) {
     const { dir, legacy } = yield* dirNow(real, scope)
     if (legacy !== undefined && scope.kind === "agent") yield* moveLegacy(real, legacy, dir, scope.agentId)
     if (scope.kind === "agent") ids.set(dir, scope.agentId)
     const { stored, names, folder } = yield* readScope(real, scope, dir)
-    if (folder !== undefined) yield* cleanLeftovers(folder, names, held)
+    if (folder !== undefined) {
+      folders.set(dir, folder)
+      yield* cleanLeftovers(folder, names, held)
+    }
     return stored
   })
 
@@ -566,9 +590,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
     hold((real, held) => {
       const ids = new Map<string, string>()
+      // The scope folders this writer has read (relative → absolute): they exist, and are no links.
+      const folders = new Map<string, string>()
       return body({
-        read: (scope) => run(writerRead(real, held, ids, scope)),
-        commit: (writes, records) => run(commit(real, held, ids, writes, records))
+        read: (scope) => run(writerRead(real, held, ids, folders, scope)),
+        commit: (writes, records) => run(commit(real, held, ids, folders, writes, records))
       })
     }).pipe(Effect.withSpan("MemoryRoot.write"))
 

@@ -102,10 +102,10 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
   /** The root, made when missing. */
   const ensureRoot = makeFolder(root)
 
-  /** Creates the lock for `token`; `false` when there already is one. */
+  /** Creates the lock for `token` (and the root, when it is missing); `false` when there already is one. */
   const create = (token: string, since: number) => {
     const content = JSON.stringify({ version: 1, pid: self.pid, host: self.host, since, token })
-    return fs.open(lockFile, { flag: "wx" }).pipe(
+    const made = fs.open(lockFile, { flag: "wx" }).pipe(
       Effect.flatMap((handle) =>
         handle
           .writeAll(encodeText(content))
@@ -113,8 +113,20 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
       ),
       Effect.scoped,
       Effect.as(true),
-      Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false)),
-      Effect.mapError((error) => unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`))
+      Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false))
+    )
+    // A root that is missing is made; one that is not a folder says so.
+    return made.pipe(
+      Effect.catchTag("PlatformError", (error) =>
+        error.reason._tag === "NotFound"
+          ? Effect.andThen(ensureRoot, made)
+          : error.reason._tag === "BadResource"
+            ? Effect.andThen(ensureRoot, Effect.fail(error))
+            : Effect.fail(error)
+      ),
+      Effect.mapError((error) =>
+        error._tag === "StorageError" ? error : unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`)
+      )
     )
   }
 
@@ -153,7 +165,6 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
 
   /** Takes the lock for `token`, waiting while its holder may be alive, up to `wait`. */
   const acquire = Effect.fnUntraced(function* (token: string) {
-    yield* ensureRoot
     const start = yield* Clock.currentTimeMillis
     let seen: { readonly snapshot: string; readonly since: number } | undefined
     let pause = 2
