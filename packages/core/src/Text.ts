@@ -10,8 +10,13 @@ const grouped = new Intl.NumberFormat("en-US")
 /** A count written the one way people read it everywhere in mneme: `4,000`. */
 export const count = (value: number): string => grouped.format(value)
 
+/** Any UTF-16 surrogate, paired or not. */
+const surrogate = /[\ud800-\udfff]/
+
 /** The number of code points in `text`. */
 export const length = (text: string): number => {
+  // Text without surrogates (most text) has one code point a unit; the search for one runs in the engine's own code.
+  if (!surrogate.test(text)) return text.length
   let count = 0
   for (let i = 0; i < text.length; i++) {
     if (isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) i++

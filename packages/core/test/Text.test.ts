@@ -22,3 +22,22 @@ describe("Text.fold", () => {
     )
   })
 })
+
+describe("Text.length", () => {
+  it("counts code points: a surrogate pair is one, a lone surrogate is one", () => {
+    assert.strictEqual(Text.length(""), 0)
+    assert.strictEqual(Text.length("plain"), 5)
+    assert.strictEqual(Text.length("a😀b"), 3)
+    assert.strictEqual(Text.length("\ud83d"), 1)
+    assert.strictEqual(Text.length("x\ude00\ud83d"), 3)
+  })
+
+  it("property: the same count as iterating the string's code points", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("a", " ", "é", "中", "😀", "\ud83d", "\ude00") }), (text) => {
+        assert.strictEqual(Text.length(text), [...text].length)
+      }),
+      { numRuns: 5000 }
+    )
+  })
+})
