@@ -42,6 +42,30 @@ const test = <A, E>(name: string, body: () => Effect.Effect<A, E, FileSystem.Fil
   it.effect(name, () => Effect.suspend(body).pipe(Effect.provide(NodeServices.layer)))
 
 describe("ReviewState", () => {
+  // On the real clock: the state file read is kept while its stamp says it is unchanged, and trusted only once its
+  // change time is older than when it was read.
+  it.live("a state file a person changes on disk (same size, same change time) is seen by the next read", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const root = yield* tempRoot
+      const file = yield* stateFile(root)
+      const state = (cursor: number) => `{"version":2,"cursors":{"chat:a":${cursor}},"failures":{},"lastReviews":{}}`
+      const time = new Date()
+      yield* writeState(root, state(12))
+      yield* fs.utimes(file, time, time)
+      const seen = yield* ReviewState.ReviewState.use((reviewState) =>
+        Effect.gen(function* () {
+          const before = yield* reviewState.cursor("chat:a")
+          yield* writeState(root, state(34))
+          yield* fs.utimes(file, time, time)
+          const after = yield* reviewState.cursor("chat:a")
+          return [before, after]
+        })
+      ).pipe(Effect.provide(ReviewState.layer.pipe(Layer.provide(rootLayer(root)))))
+      assert.deepStrictEqual(seen, [12, 34])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+
   test("a missing file reads as empty state, and reading writes nothing", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem

@@ -29,6 +29,12 @@ export const fineWindow = 100
 /** How much older than its reading a file's change time `mtime` must be for its stamp to be trusted. */
 const windowOf = (mtime: number) => (Number.isInteger(mtime) ? racyWindow : fineWindow)
 
+const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtime === b.mtime && a.ino === b.ino
+
+/** Whether what was read at `read.readAt`, with its stamp then, still stands for a file whose stamp is `stamp` now. */
+export const trusted = (read: Stamp & { readonly readAt: number }, stamp: Stamp): boolean =>
+  sameStamp(read, stamp) && stamp.mtime <= read.readAt - windowOf(stamp.mtime)
+
 /** A cache of parsed files by absolute path. */
 export interface FileCache {
   /** The entry of `absolute` when `stamp` says it is unchanged and can be trusted. */
@@ -39,17 +45,13 @@ export interface FileCache {
   readonly drop: (absolute: string) => void
 }
 
-const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtime === b.mtime && a.ino === b.ino
-
 /** An empty cache of at most `limit` files. */
 export const make = (limit = 4_096): FileCache => {
   const entries = new Map<string, Entry>()
   return {
     fresh: (absolute, stamp) => {
       const entry = entries.get(absolute)
-      if (entry === undefined || !sameStamp(entry, stamp) || stamp.mtime > entry.readAt - windowOf(stamp.mtime)) {
-        return undefined
-      }
+      if (entry === undefined || !trusted(entry, stamp)) return undefined
       entries.delete(absolute)
       entries.set(absolute, entry)
       return entry

@@ -702,31 +702,46 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // The review state
 
-  /** The state on disk, or why it cannot be used; `undefined` where there is none. */
-  const stateNow = Effect.gen(function* () {
-    const real = yield* rootNow
-    if (real === undefined) return undefined
+  /** The state file as last read: its stamp, when it was read, and what it held (trusted as the files are). */
+  let stateRead: (Paths.Stamp & { readonly readAt: number; readonly found: StateFile.Read }) | undefined
+
+  /**
+   * The state file in the root whose real path is `real`: where it is, and what it holds or why it cannot be used
+   * (`found` is `undefined` where there is none).
+   */
+  const stateNow = Effect.fnUntraced(function* (real: string) {
     const { absolute, info } = yield* Paths.resolve(fs, real, StateFile.stateName)
-    if (info === undefined) return undefined
+    if (info === undefined) return { absolute, found: undefined }
     if (info.type !== "File") {
       return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
     }
-    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(StateFile.stateName)))
-    if (bytes === undefined) return undefined
-    const text = yield* Effect.result(decodeText(bytes, StateFile.stateName))
-    const found: StateFile.Read =
-      text._tag === "Success" ? StateFile.decode(text.success) : { _tag: "Damaged", detail: "it is not UTF-8 text" }
-    if (found._tag === "Newer") {
+    const stamp = Paths.stampOf(info)
+    const found: StateFile.Read | undefined =
+      stateRead !== undefined && FileCache.trusted(stateRead, stamp)
+        ? stateRead.found
+        : yield* Effect.gen(function* () {
+            const readAt = yield* Clock.currentTimeMillis
+            const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+            if (bytes === undefined) return undefined
+            const text = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+            const read: StateFile.Read =
+              text._tag === "Success"
+                ? StateFile.decode(text.success)
+                : { _tag: "Damaged", detail: "it is not UTF-8 text" }
+            stateRead = { ...stamp, readAt, found: read }
+            return read
+          })
+    if (found?._tag === "Newer") {
       return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
     }
     return { absolute, found }
   })
 
-  /** Under the lock: the state, after keeping a damaged file aside (with one warning). */
-  const stateHeld = Effect.gen(function* () {
-    const now = yield* stateNow
-    if (now === undefined) return { state: emptyState, changed: false }
-    if (now.found._tag === "State") return { state: now.found.state, changed: false }
+  /** Under the lock: the state, after keeping a damaged file aside (with one warning); where the state file is. */
+  const stateHeld = Effect.fnUntraced(function* (real: string) {
+    const now = yield* stateNow(real)
+    if (now.found === undefined) return { state: emptyState, absolute: now.absolute }
+    if (now.found._tag === "State") return { state: now.found.state, absolute: now.absolute }
     const dir = path.dirname(now.absolute)
     const stamp = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
     // A name no earlier damaged file has, so none is ever replaced.
@@ -741,16 +756,21 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* fs.rename(now.absolute, path.join(dir, aside)).pipe(Effect.mapError(writeFailed(StateFile.stateName)))
     const detail = now.found._tag === "Damaged" ? now.found.detail : ""
     yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
-    return { state: emptyState, changed: true }
+    return { state: emptyState, absolute: now.absolute }
   })
 
-  const readState: Effect.Effect<ReviewStateDocument, StorageError> = run(stateNow).pipe(
+  const readState: Effect.Effect<ReviewStateDocument, StorageError> = run(
+    Effect.gen(function* () {
+      const real = yield* rootNow
+      return real === undefined ? undefined : yield* stateNow(real)
+    })
+  ).pipe(
     Effect.flatMap((now) =>
-      now === undefined
+      now?.found === undefined
         ? Effect.succeed(emptyState)
         : now.found._tag === "State"
           ? Effect.succeed(now.found.state)
-          : hold(() => run(Effect.map(stateHeld, ({ state }) => state)))
+          : hold((real) => run(Effect.map(stateHeld(real), ({ state }) => state)))
     ),
     Effect.withSpan("MemoryRoot.readState")
   )
@@ -759,10 +779,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     hold((real) =>
       run(
         Effect.gen(function* () {
-          const { state } = yield* stateHeld
+          const { state, absolute } = yield* stateHeld(real)
           const next = change(state)
           if (next === state) return
-          const { absolute } = yield* Paths.resolve(fs, real, StateFile.stateName)
           yield* writeAtomic(absolute, StateFile.stateName, StateFile.encode(next), yield* temporarySuffix)
         })
       )
