@@ -172,14 +172,16 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   /**
    * The files of the scope's folder `folder` (MEMORY.md as `undefined`, and topics), each file's own result: all
    * stats at once; a plain file unchanged since it was read comes from the cache, one changed is read, and anything
-   * else is looked at again part by part (`readFile`), which says what is wrong with it.
+   * else is looked at again part by part (`readFile`), which says what is wrong with it. The text of each plain file
+   * is put into `texts` (by absolute path).
    */
   const readFiles = Effect.fnUntraced(function* (
     real: string,
     folder: string,
     dir: string,
     topics: ReadonlyArray<string | undefined>,
-    now: number
+    now: number,
+    texts: Map<string, string>
   ) {
     const stats = yield* platform.lstatAll(topics.map((topic) => path.join(folder, Paths.nameOf(topic))))
     return yield* Effect.forEach(
@@ -193,19 +195,32 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         const file = Paths.fileOf(dir, topic)
         const absolute = path.join(folder, Paths.nameOf(topic))
         const fresh = cache.fresh(absolute, stat.success)
-        if (fresh !== undefined) return Effect.succeed(Result.succeed(storedOf(file, topic, fresh)))
+        if (fresh !== undefined) {
+          texts.set(absolute, fresh.text)
+          return Effect.succeed(Result.succeed(storedOf(file, topic, fresh)))
+        }
         return Effect.result(
-          Effect.map(content(absolute, file, stat.success, now), (entry) =>
-            entry === undefined ? undefined : storedOf(file, topic, entry)
-          )
+          Effect.map(content(absolute, file, stat.success, now), (entry) => {
+            if (entry === undefined) return undefined
+            texts.set(absolute, entry.text)
+            return storedOf(file, topic, entry)
+          })
         )
       },
       { concurrency: "unbounded" }
     )
   })
 
-  /** A scope's files as they are in its folder `dir`; the names in the folder too (for the leftovers). */
-  const readScope = Effect.fnUntraced(function* (real: string | undefined, scope: Scope.Scope, dir: string) {
+  /**
+   * A scope's files as they are in its folder `dir`; the names in the folder too (for the leftovers), and the text of
+   * each file read into `texts` (by absolute path).
+   */
+  const readScope = Effect.fnUntraced(function* (
+    real: string | undefined,
+    scope: Scope.Scope,
+    dir: string,
+    texts: Map<string, string> = new Map()
+  ) {
     if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     const folder = yield* Paths.resolve(fs, real, dir)
     if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
@@ -218,7 +233,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
       .sort()
     const now = yield* Clock.currentTimeMillis
-    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now)
+    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now, texts)
     const files: Array<StoredFile> = [(yield* Effect.fromResult(memory!)) ?? missingMemory(dir)]
     const unreadable: Array<Unreadable> = []
     read.forEach((result, i) => {
@@ -438,6 +453,16 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
     )
 
+  /**
+   * What a writer has seen under its hold: the agent ids of the folders it read, those folders (relative → absolute:
+   * they exist, and are no links), and the text of each file it read (by absolute path).
+   */
+  interface Seen {
+    readonly ids: Map<string, string>
+    readonly folders: Map<string, string>
+    readonly texts: Map<string, string>
+  }
+
   /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
   interface Target {
     readonly write: FileWrite
@@ -465,8 +490,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const commit = Effect.fnUntraced(function* (
     real: string,
     held: RootLock.Held,
-    ids: ReadonlyMap<string, string>,
-    folders: ReadonlyMap<string, string>,
+    seen: Seen,
     writes: ReadonlyArray<FileWrite>,
     records: ReadonlyArray<JournalRecord>
   ) {
@@ -485,8 +509,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           [...new Set(needed)],
           (folder) =>
             Effect.gen(function* () {
-              if (!folders.has(folder)) yield* makeFolders(real, folder, made)
-              const agentId = ids.get(folder)
+              if (!seen.folders.has(folder)) yield* makeFolders(real, folder, made)
+              const agentId = seen.ids.get(folder)
               if (agentId !== undefined && Paths.recordsId(agentId)) {
                 const recorded = yield* recordId(real, folder, agentId)
                 if (recorded !== undefined) made.files.push(recorded)
@@ -495,14 +519,24 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           { discard: true }
         )
         const target = Effect.fnUntraced(function* (write: FileWrite, index: number) {
-          const { absolute, info } = yield* Paths.resolve(fs, real, write.file, folders.get(path.dirname(write.file)))
+          const { absolute, info } = yield* Paths.resolve(
+            fs,
+            real,
+            write.file,
+            seen.folders.get(path.dirname(write.file))
+          )
           if (info !== undefined && info.type !== "File") {
             return yield* storageError(new WriteFailed({ file: write.file, detail: "it is a folder, not a file" }))
           }
+          // What this writer read of the file is what the change replaces (a change made on disk since would be
+          // replaced as well); a file it did not read is read now.
+          const read = seen.texts.get(absolute)
           const old =
             info === undefined
               ? undefined
-              : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
+              : read !== undefined
+                ? encodeText(read)
+                : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
           const temporary =
             write.content === undefined
               ? undefined
@@ -557,19 +591,13 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     )
   })
 
-  const writerRead = Effect.fnUntraced(function* (
-    real: string,
-    held: RootLock.Held,
-    ids: Map<string, string>,
-    folders: Map<string, string>,
-    scope: Scope.Scope
-  ) {
+  const writerRead = Effect.fnUntraced(function* (real: string, held: RootLock.Held, seen: Seen, scope: Scope.Scope) {
     const { dir, legacy } = yield* dirNow(real, scope)
     if (legacy !== undefined && scope.kind === "agent") yield* moveLegacy(real, legacy, dir, scope.agentId)
-    if (scope.kind === "agent") ids.set(dir, scope.agentId)
-    const { stored, names, folder } = yield* readScope(real, scope, dir)
+    if (scope.kind === "agent") seen.ids.set(dir, scope.agentId)
+    const { stored, names, folder } = yield* readScope(real, scope, dir, seen.texts)
     if (folder !== undefined) {
-      folders.set(dir, folder)
+      seen.folders.set(dir, folder)
       yield* cleanLeftovers(folder, names, held)
     }
     return stored
@@ -589,12 +617,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
     hold((real, held) => {
-      const ids = new Map<string, string>()
-      // The scope folders this writer has read (relative → absolute): they exist, and are no links.
-      const folders = new Map<string, string>()
+      const seen: Seen = { ids: new Map(), folders: new Map(), texts: new Map() }
       return body({
-        read: (scope) => run(writerRead(real, held, ids, folders, scope)),
-        commit: (writes, records) => run(commit(real, held, ids, folders, writes, records))
+        read: (scope) => run(writerRead(real, held, seen, scope)),
+        commit: (writes, records) => run(commit(real, held, seen, writes, records))
       })
     }).pipe(Effect.withSpan("MemoryRoot.write"))
 
