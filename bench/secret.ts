@@ -33,6 +33,11 @@ const SHAPES: ReadonlyArray<readonly [name: string, pattern: string]> = [
   ["PEM headers", "-----BEGIN RSA "],
   ["chinese use-as", "我用用用用当密码"],
   ["chinese use-as through ASCII punctuation", "我用a.b!c.当密码"],
+  ["chinese use-as with ! ending values", "用a!用b!用c!当密码"],
+  ["as repeated before a password", "as as as as as as as as the password. "],
+  ["picked repeated", "picked picked picked x for the password, "],
+  ["for the repeated", "for the for the for the router password "],
+  ["the same … as the root password", "uses the same password as the root password. "],
   ["full-width digits and invisible marks", "９\u200b１\u00ad"]
 ]
 

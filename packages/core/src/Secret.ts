@@ -7,6 +7,17 @@
  * format characters left out), and what they find is mapped back to whole code points of the original. One cheap
  * pass first notes what could start a finding (a run long enough for a key, enough digits, a keyword, an "@"), and
  * only the scanners that can find something run; `looksSecret` stops at the first finding.
+ *
+ * A password is found with its value, never from its name alone ("the Wi-Fi password is on the fridge" gives none).
+ * After its name, the value is the word a link gives ("the password is X", "set the PIN to X"), unless it reads as
+ * talk about the password ("is reset", "is on …", "was changed"). Before its name, which must end its clause, the value
+ * is what a verb of using or choosing names: "uses X as the root password", "picked X for the router password",
+ * "我用X当密码". There X may be any word, even an ordinary one ("picked swordfish as the password"), but not one that
+ * reads as a description: a vague word alone ("it", "这个"), words opening with a determiner or an owner ("the same
+ * password", "his birthday", "a new one"; quoted words are a value all the same), words naming a secret themselves
+ * ("root password") or "… as well"; and the password named must end the clause ("uses sunlight as the password hint"
+ * names a hint). In Chinese, X reaches back to 用 within its clause, through ASCII punctuation inside or ending an
+ * ASCII value (我用S3cure!pass当密码).
  */
 import * as View from "./internal/secretView.ts"
 
@@ -484,6 +495,10 @@ const ID_OF = wordSet("tax taxpayer national government personal citizen residen
 const ID_WORD = wordSet("number numbers no num card id")
 /** What "I use … as my password" may name without giving a value. */
 const VAGUE = wordSet("it this that them these those one something same secret mine")
+/** Words that open a description, not a value: "uses the same password as …", "picked a new one for …". */
+const DETERMINER = wordSet(
+  "a an the my your his her our their its this that these those same another some any no every each"
+)
 
 /** Whether `value` can be the value of a secret of `kind`, given after a link word, directly, or in quotes. */
 const fits = (value: string, kind: Kind, how: "linked" | "direct" | "quoted"): boolean => {
@@ -506,8 +521,10 @@ const isWordForm = (value: string): boolean => {
 /** The words that can end an ID number's label (`isIdLabel` says when they do). */
 const ID_LABEL = wordSet("ssn itin passport passports security insurance id number license licence")
 
-/** Further words the rules compare with: parts of keywords and of ID labels. */
-const PARTS = wordSet("code codes key keys time one as ssn itin passport passports social security insurance national")
+/** Further words the rules compare with: parts of keywords, of ID labels and of "as well". */
+const PARTS = wordSet(
+  "code codes key keys time one as ssn itin passport passports social security insurance national well"
+)
 const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
 
 /** The words the rules look for, "" first for every other word (so a long text of other words holds no strings). */
@@ -515,7 +532,7 @@ const VOCABULARY: ReadonlyArray<string> = [
   "",
   ...new Set(
     [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, PICK, OWNER, AFTER, MEASURE]
-      .concat([VAGUE, ID_OF, ID_WORD, ID_LABEL, PARTS, LABEL_PARTS])
+      .concat([VAGUE, DETERMINER, ID_OF, ID_WORD, ID_LABEL, PARTS, LABEL_PARTS])
       .flatMap((set) => [...set])
   )
 ]
@@ -580,9 +597,9 @@ const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | und
     const link = owned ? named - 1 : named
     switch (w(link)) {
       case "as":
-        return usedBefore(ws, link, USE) ?? usedBefore(ws, link, PICK)
+        return usedBefore(text, ws, link, USE) ?? usedBefore(text, ws, link, PICK)
       case "for":
-        return usedBefore(ws, link, PICK)
+        return usedBefore(text, ws, link, PICK)
       case "is":
       case "was":
         if (owned && link >= 1) return valueOf(text, ws, link - 1, kind, "direct")
@@ -591,14 +608,29 @@ const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | und
   return undefined
 }
 
-/** The words between one of `verbs` and the link word at `link` ("uses X as", "picked X for"), unless vague. */
-const usedBefore = (ws: Words, link: number, verbs: ReadonlySet<string>): Span | undefined => {
+/** The words between one of `verbs` and the link word at `link` ("uses X as", "picked X for"), when they read as a
+ * value. */
+const usedBefore = (text: string, ws: Words, link: number, verbs: ReadonlySet<string>): Span | undefined => {
   for (let u = link - 1; u >= Math.max(0, link - 7); u--) {
     if (!verbs.has(wordAt(ws, u))) continue
-    if (u + 1 === link || (u + 2 === link && VAGUE.has(wordAt(ws, u + 1)))) return undefined
-    return [ws.start[u + 1]!, ws.end[link - 1]!]
+    return readsAsValue(text, ws, u + 1, link) ? [ws.start[u + 1]!, ws.end[link - 1]!] : undefined
   }
   return undefined
+}
+
+/**
+ * Whether words `[from, to)`, named as a password by what follows them, read as its value: quoted, or none of a
+ * vague word alone ("it"), words opening with a determiner or an owner ("the same password", "his birthday", "a new
+ * one"), words naming a secret themselves ("root password", "SSH keys") and "… as well" ("uses 2FA as well as …").
+ */
+const readsAsValue = (text: string, ws: Words, from: number, to: number): boolean => {
+  const w = (k: number) => wordAt(ws, k)
+  if (from >= to) return false
+  if (QUOTES.has(text.charCodeAt(ws.start[from]! - 1))) return true
+  if ((to - from === 1 && VAGUE.has(w(from))) || DETERMINER.has(w(from))) return false
+  if (w(to - 1) === "well" && w(to - 2) === "as") return false
+  for (let k = from; k < to; k++) if (kindOf(w(k), w(k - 1), w(k - 2)) !== undefined) return false
+  return true
 }
 
 /** A date, year first or last: 2026-11-06, 06/11/2026, 6.11.26. */
@@ -695,11 +727,18 @@ const ZH_ID_GAP = codes("号號码碼卡是为為：:= ")
 const ZH_ADVERB = codes("就都也还還仍")
 const ZH_CLAUSE_END = codes("。，！？；,.!?;")
 
-/** Whether the unit at `u` ends a clause: CJK punctuation, or ASCII punctuation not inside an ASCII value
- * (`S3cure!pass`, `my.pass`). */
+/** What 我用…当密码 may name without giving a value ("this", "it", "the same one"). */
+const ZH_VAGUE: ReadonlySet<string> = new Set(["这", "那", "这个", "那个", "这些", "那些", "它", "同一个", "一样的"])
+
+/** Whether the unit at `u` ends a clause: CJK punctuation, or ASCII punctuation that is not part of an ASCII value:
+ * followed by printable ASCII (`S3cure!pass`, `my.pass`), or ending one right before what follows (`hunter2!当密码`).
+ * Followed by a space, it ends the clause ("我用Bitwarden管理账号. 当密码忘了就重置"). */
 const endsClause = (text: string, u: number): boolean => {
   const c = text.charCodeAt(u)
-  return ZH_CLAUSE_END.has(c) && (c >= 0x80 || !isAscii(text.charCodeAt(u + 1)))
+  if (!ZH_CLAUSE_END.has(c)) return false
+  if (c >= 0x80) return true
+  const next = text.charCodeAt(u + 1)
+  return !(isAscii(next) || (isAscii(text.charCodeAt(u - 1)) && u + 1 < text.length && !is(next, SPACE)))
 }
 
 const skipSpaces = (text: string, at: number): number => {
@@ -750,7 +789,8 @@ const usedAs = (text: string, at: number): Span | undefined => {
     let stop = end
     while (start < stop && text.charCodeAt(start) === 32) start++
     while (stop > start && text.charCodeAt(stop - 1) === 32) stop--
-    return stop > start && text.slice(start, stop) !== mask ? [start, stop] : undefined
+    const value = text.slice(start, stop)
+    return stop > start && value !== mask && !ZH_VAGUE.has(value) ? [start, stop] : undefined
   }
   return undefined
 }

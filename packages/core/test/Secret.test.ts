@@ -210,6 +210,41 @@ describe("Secret", () => {
       ])
     })
 
+    it("masks neighbours of those: other owners, names and verbs, an ordinary word, quoted words", () => {
+      masks([
+        ["The user uses hunter2 as the root password.", "The user uses [secret] as the root password."],
+        [
+          "The user uses hunter2 as their root password on every server",
+          "The user uses [secret] as their root password on every server"
+        ],
+        ["He chose Tea4Two for the Wi-Fi password", "He chose [secret] for the Wi-Fi password"],
+        [
+          "The user picked correct-horse-7 for the router's password",
+          "The user picked [secret] for the router's password"
+        ],
+        ["The user uses sunlight as the password", "The user uses [secret] as the password"],
+        ["picked 'the quick brown fox' as the password", "picked '[secret]' as the password"],
+        ['I use "my dog" as my password', 'I use "[secret]" as my password']
+      ])
+    })
+
+    it("keeps a description used or picked as a password, and a password named in the middle of its clause", () => {
+      keeps([
+        "The user uses the same password as the root password",
+        "I use the same as my password",
+        "uses his birthday as the PIN",
+        "uses her dog's name as the root password",
+        "uses a passphrase as the root password",
+        "uses the root password as the admin password",
+        "uses 2FA as well as the root password",
+        "The user picked a long one for the router password",
+        "The user picked the same for the router password",
+        "The user picked a random string as the password",
+        "uses sunlight as the password hint",
+        "The user picked Bitwarden for the team password manager"
+      ])
+    })
+
     it("still masks a code or password given after its name", () => {
       masks([
         ["The one-time code is 358672", "The one-time code is [secret]"],
@@ -239,6 +274,17 @@ describe("Secret", () => {
         ["我用my.pass.word当密码。", "我用[secret]当密码。"],
         ["我用 abc.def!42 当密码", "我用 [secret] 当密码"]
       ])
+    })
+
+    it("reads a value used as a password through ASCII punctuation ending it", () => {
+      masks([
+        ["我用S3cure!pass.当密码", "我用[secret]当密码"],
+        ["我用hunter2!当密码", "我用[secret]当密码"]
+      ])
+    })
+
+    it("keeps a vague word used as a password, and ASCII punctuation after Chinese before 当密码", () => {
+      keeps(["我用它当密码", "我用这个当密码", "我用Bitwarden管理账号.当密码忘了就重置"])
     })
 
     it("keeps a clause that ASCII punctuation ends before 当密码", () => {
