@@ -1,6 +1,12 @@
 /**
  * The entries a review shows the model (SPEC 4.3): both MEMORY.md files whole, then topic entries within a budget,
  * those sharing words with the user's new lines first, then the newest, and the count of topic entries left out.
+ *
+ * Every distinct word an entry has held gets a number, and each entry's text the list of its distinct words' numbers,
+ * kept between calls (the `Index` below, which lets go of texts no longer given): a review passes over the same entries
+ * pass after pass, so choosing reads the words of a text it has met before from that list, and counts the user's among
+ * them with one read each, instead of reading the text again. What is kept never changes a choice, only how soon it is
+ * made.
  */
 import * as Entry from "./Entry.ts"
 import type { Settings } from "./MemoryConfig.ts"
@@ -39,154 +45,199 @@ const kind = (c: number): number =>
         ? latin
         : other
 
-const seed = 0x011c9dc5
-/** One step of an FNV-1a style hash, kept to 30 bits so it stays a small integer for the engine. */
-const mix = (hash: number, c: number): number => Math.imul(hash ^ c, 0x01000193) & 0x3fffffff
-
 /** Whether `c` is in the main CJK block, Han and without case. */
 const isMainHan = (c: number): boolean => c >= 0x4e00 && c <= 0x9fff
 
-/**
- * The hash of a pair of Han characters. Text in Chinese has a word at every character, so a pair of the main CJK block
- * gets an exact key instead, below zero where hashes never are: equal keys need no check of the units.
+/*
+ * Each word has a key, an int32. Most words have an exact key, below zero, that no other word has, so that equal keys
+ * need no look at the units: a pair of the main CJK block (text in Chinese has a word at every character), and a word
+ * of 3 to 6 letters a-z (its code, below 27^6, below the pairs' keys and above -2^31). Any other word's key is its code
+ * cut to 30 bits, 0 or above, which other words may share.
  */
-const pairHash = (a: number, b: number): number =>
-  isMainHan(a) && isMainHan(b) ? -1 - ((a - 0x4e00) * 0x5200 + (b - 0x4e00)) : mix(mix(seed, a), b)
 
-/**
- * The user's distinct words: their units, and an open addressing table by hash with four numbers a slot (the word's
- * hash, `free` when the slot has none; the last entry it was counted for; its length in units; its start in `units`),
- * at most an eighth full: a look-up that meets another word's slot costs more than the room.
- */
-interface Vocabulary {
-  units: Uint16Array
-  table: Int32Array
-  shift: number
-  size: number
-  /** A bit for the low 16 bits of each word's hash (8 KB): a count looks up only words whose bit is set. */
-  readonly hashes: Int32Array
-}
+/** One step of a word's code: code point `c` added as a digit of base 27 (a-z are 1 to 26), wrapping at 32 bits. */
+const step = (code: number, c: number): number => (Math.imul(code, 27) + c - 96) | 0
 
-/** The hash of a free slot: above every hash, and every exact key is below zero. */
+/** How many pairs of the main CJK block there are: their keys are -1 to -`HAN_PAIRS`. */
+const HAN_PAIRS = 0x5200 * 0x5200
+
+/** The key of a pair of Han characters. */
+const pairKey = (a: number, b: number): number =>
+  isMainHan(a) && isMainHan(b) ? -1 - ((a - 0x4e00) * 0x5200 + (b - 0x4e00)) : step(step(0, a), b) & 0x3fffffff
+
+/** The key of a Latin word of `length` units and code `code`; `plain` when every letter of it is a-z. */
+const latinKey = (code: number, length: number, plain: boolean): number =>
+  plain && length <= 6 ? -1 - HAN_PAIRS - code : code & 0x3fffffff
+
+/** The key of a free slot: above every key. */
 const free = 0x40000000
 
 /** 1 when `x` (an int32) is not 0, else 0, with no branch. */
 const nonzero = (x: number): number => (x | -x) >>> 31
 
 /**
- * The offset in `vocabulary.table` of the slot of the word of `hash` whose units are `units[start..end)`, or of the
- * free slot it would take. Whether a word is there is often as likely as not, which a processor cannot guess, so the
- * look-up is arithmetic, without a branch on it, until a slot holds this hash or none: mispredicted branches cost more
- * than the rest.
+ * The distinct words of the entries, numbered from 0 as they are met: an open addressing table by key with two numbers
+ * a slot (the key, `free` when the slot has none; the word's number), at most a quarter full; for a word whose key is a
+ * hash, where its units start in `units` and how many there are, in `spans`; and for each number, the last text it was
+ * met in, so a text lists each of its words once.
  */
-const slot = (vocabulary: Vocabulary, hash: number, units: Uint16Array, start: number, end: number): number => {
-  const { table } = vocabulary
-  for (let s = (Math.imul(hash, 0x9e3779b1) >>> vocabulary.shift) * 4; ; s = (s + 4) & (table.length - 4)) {
-    while ((nonzero(table[s]! ^ hash) & nonzero(table[s]! ^ free)) !== 0) s = (s + 4) & (table.length - 4)
-    if (hash < 0 || table[s] === free) return s // free, or an exact key
-    if (table[s + 2] !== end - start) continue
-    const at = table[s + 3]! - start
+interface Lexicon {
+  table: Int32Array
+  spans: Int32Array
+  shift: number
+  size: number
+  units: Uint16Array
+  used: number
+  seen: Int32Array
+}
+
+const emptyLexicon = (): Lexicon => ({
+  table: new Int32Array(2 << 12).fill(free),
+  spans: new Int32Array(2 << 12),
+  shift: 32 - 12,
+  size: 0,
+  units: new Uint16Array(1 << 12),
+  used: 0,
+  seen: new Int32Array(1 << 10)
+})
+
+/**
+ * The offset in `lexicon.table` of the slot of the word of `key` whose units are `units[start..end)`, or of the free
+ * slot it would take. Whether a word is there is often as likely as not, which a processor cannot guess, so the probe
+ * is arithmetic, without a branch on it, until a slot holds this key or none: mispredicted branches cost more than the
+ * rest.
+ */
+const slot = (lexicon: Lexicon, key: number, units: Uint16Array, start: number, end: number): number => {
+  const { table } = lexicon
+  const mask = table.length - 2
+  for (let s = (Math.imul(key, 0x9e3779b1) >>> lexicon.shift) * 2; ; s = (s + 2) & mask) {
+    while ((nonzero(table[s]! ^ key) & nonzero(table[s]! ^ free)) !== 0) s = (s + 2) & mask
+    if (key < 0 || table[s] === free) return s // free, or an exact key
+    if (lexicon.spans[s + 1] !== end - start) continue
+    const at = lexicon.spans[s]! - start
     let k = start
-    while (k < end && vocabulary.units[at + k] === units[k]) k++
+    while (k < end && lexicon.units[at + k] === units[k]) k++
     if (k === end) return s
   }
 }
 
-/** An empty vocabulary of 2^`bits` slots. */
-const emptyVocabulary = (bits: number): Vocabulary => ({
-  units: new Uint16Array(0),
-  table: new Int32Array(4 << bits).fill(free),
-  shift: 32 - bits,
-  size: 0,
-  hashes: new Int32Array(1 << 11)
-})
+/** `array` copied into one with room for `size` numbers, or twice its own when that is more. */
+const widened = (array: Int32Array, size: number): Int32Array => {
+  const wider = new Int32Array(Math.max(size, array.length * 2))
+  wider.set(array)
+  return wider
+}
 
-/**
- * The bits a count passes words over by, or undefined when it looks every word up. A small vocabulary's bits are few,
- * so most words of an entry have no bit and are passed over at the cost of one read; a large one's bits are set about
- * as often as not, and a branch on them would cost more than the look-ups it saves.
- */
-const filterOf = (into: Scan): Int32Array | undefined =>
-  into.mode === "count" && into.vocabulary.size <= 256 ? into.vocabulary.hashes : undefined
+/** Adds the word of `key` whose units are `units[start..end)` in free slot `s`; returns its number. */
+const add = (lexicon: Lexicon, s: number, key: number, units: Uint16Array, start: number, end: number): number => {
+  const id = lexicon.size++
+  lexicon.table[s] = key
+  lexicon.table[s + 1] = id
+  if (key >= 0) {
+    if (lexicon.used + end - start > lexicon.units.length) {
+      const wider = new Uint16Array(Math.max(lexicon.used + end - start, lexicon.units.length * 2))
+      wider.set(lexicon.units)
+      lexicon.units = wider
+    }
+    lexicon.units.set(units.subarray(start, end), lexicon.used)
+    lexicon.spans[s] = lexicon.used
+    lexicon.spans[s + 1] = end - start
+    lexicon.used += end - start
+  }
+  if (id >= lexicon.seen.length) lexicon.seen = widened(lexicon.seen, id + 1)
+  lexicon.seen[id] = -1
+  if (lexicon.size * 4 > lexicon.table.length >> 1) rehash(lexicon)
+  return id
+}
 
-/** Whether `filter` tells that no word of `hash` is in the vocabulary. */
-const isUnknown = (filter: Int32Array | undefined, hash: number): boolean =>
-  filter !== undefined && (filter[(hash >> 5) & 0x7ff]! & (1 << (hash & 31))) === 0
-
-/** Adds the word of `hash` at `start..end` of `vocabulary.units` in free slot `s`, doubling the table as needed. */
-const add = (vocabulary: Vocabulary, s: number, hash: number, start: number, end: number): void => {
-  const { table } = vocabulary
-  vocabulary.hashes[(hash >> 5) & 0x7ff]! |= 1 << (hash & 31)
-  table[s] = hash
-  table[s + 1] = -1
-  table[s + 2] = end - start
-  table[s + 3] = start
-  if (++vocabulary.size * 8 <= table.length >> 2) return
-  vocabulary.table = new Int32Array(table.length * 2).fill(free)
-  vocabulary.shift--
-  vocabulary.size = 0
-  for (let t = 0; t < table.length; t += 4) {
+/** Doubles the table of `lexicon`: its words are distinct, so each takes the first free slot it meets. */
+const rehash = (lexicon: Lexicon): void => {
+  const { table, spans } = lexicon
+  lexicon.table = new Int32Array(table.length * 2).fill(free)
+  lexicon.spans = new Int32Array(table.length * 2)
+  lexicon.shift--
+  const mask = lexicon.table.length - 2
+  for (let t = 0; t < table.length; t += 2) {
     if (table[t] === free) continue
-    const [known, at, length] = [table[t]!, table[t + 3]!, table[t + 2]!]
-    add(vocabulary, slot(vocabulary, known, vocabulary.units, at, at + length), known, at, at + length)
+    let s = (Math.imul(table[t]!, 0x9e3779b1) >>> lexicon.shift) * 2
+    while (lexicon.table[s] !== free) s = (s + 2) & mask
+    lexicon.table[s] = table[t]!
+    lexicon.table[s + 1] = table[t + 1]!
+    lexicon.spans[s] = spans[t]!
+    lexicon.spans[s + 1] = spans[t + 1]!
   }
 }
 
 /**
- * Where a scan goes: `units` for the lower-case units of the text's words (the vocabulary's own when it learns), and
- * what it does with each word: "list" writes it to `words` (start, end and hash), "learn" adds it to `vocabulary`,
- * "count" counts it when it is in `vocabulary` and not yet counted for entry number `entry`.
+ * Where a scan goes: `units` for the lower-case units of the text's words, and what it does with each word: "list"
+ * writes its start and end in `units` to `out`, "number" writes its number in `lexicon` to `out` (adding the word when
+ * new) unless text number `text` has already met it, "mark" sets `marks` at its number when `lexicon` has it.
  */
 interface Scan {
-  readonly mode: "list" | "learn" | "count"
-  readonly vocabulary: Vocabulary
-  readonly words: Array<number>
+  readonly mode: "list" | "number" | "mark"
+  readonly lexicon: Lexicon
   units: Uint16Array
-  entry: number
+  out: Int32Array
+  marks: Uint8Array
+  text: number
 }
 
-/** Gives `into` room for `size` units (and so its vocabulary, whose units they are, when it learns). */
-const grow = (into: Scan, size: number): Uint16Array => {
-  into.units = new Uint16Array(size)
-  if (into.mode === "learn") into.vocabulary.units = into.units
-  return into.units
+const scanOf = (mode: Scan["mode"], lexicon: Lexicon): Scan => ({
+  mode,
+  lexicon,
+  units: new Uint16Array(1 << 10),
+  out: new Int32Array(1 << 10),
+  marks: new Uint8Array(0),
+  text: 0
+})
+
+/** Takes the word of `key` at `units[start..end)`, the `found`th the scan has written; returns how many it has. */
+const take = (into: Scan, found: number, start: number, end: number, key: number): number => {
+  if (into.mode !== "number")
+    return into.mode === "mark" ? mark(into, found, start, end, key) : list(into, found, start, end)
+  const { lexicon } = into
+  const s = slot(lexicon, key, into.units, start, end)
+  const id = lexicon.table[s] === free ? add(lexicon, s, key, into.units, start, end) : lexicon.table[s + 1]!
+  if (lexicon.seen[id] === into.text) return found
+  lexicon.seen[id] = into.text
+  if (found === into.out.length) into.out = widened(into.out, found + 1)
+  into.out[found] = id
+  return found + 1
 }
 
-/** Takes word `found` of a scan (when counting, counts it if it is the vocabulary's), returning the count after it. */
-const put = (into: Scan, found: number, start: number, end: number, hash: number): number => {
-  if (into.mode !== "count") return take(into, found, start, end, hash)
-  const { table } = into.vocabulary
-  const s = slot(into.vocabulary, hash, into.units, start, end)
-  const last = table[s + 1]!
-  table[s + 1] = into.entry // never read in a free slot
-  return found + (nonzero(table[s]! ^ free) & nonzero(last ^ into.entry))
+/** Marks the word of `key` at `units[start..end)` when the lexicon has it. */
+const mark = (into: Scan, found: number, start: number, end: number, key: number): number => {
+  const { table } = into.lexicon
+  const s = slot(into.lexicon, key, into.units, start, end)
+  if (table[s] !== free) into.marks[table[s + 1]!] = 1
+  return found
 }
 
-/** Takes word `found` of a scan that lists or learns, returning the count after it. */
-const take = (into: Scan, found: number, start: number, end: number, hash: number): number => {
-  if (into.mode === "list") return into.words.push(start, end, hash) / 3
-  const s = slot(into.vocabulary, hash, into.units, start, end)
-  if (into.vocabulary.table[s] === free) add(into.vocabulary, s, hash, start, end)
+/** Lists the word at `units[start..end)`, the `found`th. */
+const list = (into: Scan, found: number, start: number, end: number): number => {
+  if (found * 2 + 2 > into.out.length) into.out = widened(into.out, found * 2 + 2)
+  into.out[found * 2] = start
+  into.out[found * 2 + 1] = end
   return found + 1
 }
 
 /**
- * Scans `text` into `into` in one pass and returns how many words it took (when counting, how many distinct words of
- * the vocabulary it met): each run of 3 or more Latin letters, each pair of adjacent Han characters, in lower case as
- * `toLowerCase` gives it. A-Z is folded inline and the main CJK block has no case; any other code point is lower-cased
- * on its own, which is the same but for Greek final sigma (never in a word), and may give more than one code point
- * (İ gives i and a combining dot), read from `pending`. Only the units of Latin letters and Han characters are kept,
- * so a word is a run of `units`, and no code point keeps more units than it has (where a lower case is longer, the
- * more is no letter; a test checks every code point), so the text's length is room enough. Most text is runs of ASCII
- * letters or of the main CJK block, read on in tight loops.
+ * Scans `text` into `into` in one pass and returns how many words it wrote: each run of 3 or more Latin letters, each
+ * pair of adjacent Han characters, in lower case as `toLowerCase` gives it. A-Z is folded inline and the main CJK block
+ * has no case; any other code point is lower-cased on its own, which is the same but for Greek final sigma (never in a
+ * word), and may give more than one code point (İ gives i and a combining dot), read from `pending`. Only the units of
+ * Latin letters and Han characters are kept, so a word is a run of `units`, and no code point keeps more units than it
+ * has (where a lower case is longer, the more is no letter; a test checks every code point), so the text's length is
+ * room enough. Most text is runs of ASCII letters or of the main CJK block, read on in tight loops.
  */
 const scan = (text: string, into: Scan): number => {
-  const units = into.units.length < text.length ? grow(into, text.length) : into.units
+  if (into.units.length < text.length) into.units = new Uint16Array(Math.max(text.length, into.units.length * 2))
+  const units = into.units
   let n = 0 // units kept
-  let found = 0 // words found
-  const filter = filterOf(into)
-  let start = -1 // where the current Latin run starts in `units`, or -1
-  let hash = seed
+  let found = 0 // words written
+  let start = -1 // where the current Latin word starts in `units`, or -1
+  let code = 0 // its code, `step` by `step` over its letters
+  let plain = true // whether every letter of it is a-z
   let previous = -1 // the previous code point when it is Han, or -1
   let pending = ""
   let p = 0
@@ -215,7 +266,7 @@ const scan = (text: string, into: Scan): number => {
       }
     }
     if (k !== latin && start >= 0) {
-      if (n - start >= 3 && !isUnknown(filter, hash)) found = put(into, found, start, n, hash)
+      if (n - start >= 3) found = take(into, found, start, n, latinKey(code, n - start, plain))
       start = -1
     }
     if (c < 0) return found
@@ -228,62 +279,142 @@ const scan = (text: string, into: Scan): number => {
       units[n++] = 0xd800 + ((c - 0x10000) >> 10)
       units[n++] = 0xdc00 + ((c - 0x10000) & 0x3ff)
     } else units[n++] = c
-    const plain = p >= pending.length // whether what follows is read straight from `text`
+    const direct = p >= pending.length // whether what follows is read straight from `text`
     if (k === latin) {
       if (start < 0) {
         start = at
-        hash = seed
+        code = 0
+        plain = true
       }
-      hash = mix(hash, c)
+      code = step(code, c)
+      plain &&= c < 128
       previous = -1
       // Then ASCII text, straight from `text`: a letter (| 0x20 folds A-Z to a-z, and takes nothing else there) goes
       // on with a word or starts one, anything else ends it.
-      for (let d = 0; plain && i < text.length && (d = text.charCodeAt(i)) < 128; i++) {
+      for (let d = 0; direct && i < text.length && (d = text.charCodeAt(i)) < 128; i++) {
         if (((d | 0x20) - 97) >>> 0 < 26) {
           if (start < 0) {
             start = n
-            hash = seed
+            code = 0
+            plain = true
           }
-          hash = mix(hash, d | 0x20)
+          code = step(code, d | 0x20)
           units[n++] = d | 0x20
         } else if (start >= 0) {
-          if (n - start >= 3 && !isUnknown(filter, hash)) found = put(into, found, start, n, hash)
+          if (n - start >= 3) found = take(into, found, start, n, latinKey(code, n - start, plain))
           start = -1
         }
       }
     } else {
       // This character a pair with the one before, and so each of the main CJK block that follows.
       for (let d = c; ; i++, units[n++] = d) {
-        const size = (previous > 0xffff ? 2 : 1) + (d > 0xffff ? 2 : 1)
-        const pair = previous >= 0 ? pairHash(previous, d) : 0
-        if (previous >= 0 && !isUnknown(filter, pair)) found = put(into, found, n - size, n, pair)
+        if (previous >= 0) {
+          const size = (previous > 0xffff ? 2 : 1) + (d > 0xffff ? 2 : 1)
+          found = take(into, found, n - size, n, pairKey(previous, d))
+        }
         previous = d
-        if (!plain || i >= text.length || !isMainHan((d = text.charCodeAt(i)))) break
+        if (!direct || i >= text.length || !isMainHan((d = text.charCodeAt(i)))) break
       }
     }
   }
 }
 
+/**
+ * What choosing keeps between calls: the lexicon of the entries' words, and for each text among the entries, the
+ * numbers of its distinct words: `lists` holds, from the offset `texts` maps a text to, how many there are, then the
+ * numbers. Once it holds more than twice as many texts, or characters, as the entries given (and some to spare), what
+ * is kept is cut back to their texts, so memory stays within a few times what the entries take; and the lexicon is
+ * let go with the rest once it holds more than twice the words, or the units, that the texts kept list.
+ */
+interface Index {
+  lexicon: Lexicon
+  texts: Map<string, number>
+  /** The characters of the texts in `texts`. */
+  chars: number
+  lists: Int32Array
+  used: number
+  /** How many texts the lexicon has numbered: each has its own number for `Lexicon.seen`. */
+  numbered: number
+}
+
+const emptyIndex = (lexicon: Lexicon, numbered: number, room: number): Index => ({
+  lexicon,
+  texts: new Map(),
+  chars: 0,
+  lists: new Int32Array(room),
+  used: 0,
+  numbered
+})
+
+let index = emptyIndex(emptyLexicon(), 0, 1 << 16)
+
 /** The words a text is matched by: Latin words of 3 or more letters in lower case, pairs of adjacent Han characters. */
 export const words = (text: string): Array<string> => {
-  const into: Scan = { mode: "list", vocabulary: emptyVocabulary(10), words: [], units: new Uint16Array(0), entry: 0 }
+  const into = scanOf("list", index.lexicon) // a list looks nothing up
   return Array.from({ length: scan(text, into) }, (_, w) =>
-    Array.from(into.units.subarray(into.words[w * 3], into.words[w * 3 + 1]), (u) => String.fromCharCode(u)).join("")
+    Array.from(into.units.subarray(into.out[w * 2], into.out[w * 2 + 1]), (u) => String.fromCharCode(u)).join("")
   )
+}
+
+/** Where the numbers of the distinct words of `text` are listed in `index.lists`, read with `numbering` when new. */
+const listOf = (text: string, numbering: Scan): number => {
+  const known = index.texts.get(text)
+  if (known !== undefined) return known
+  numbering.text = index.numbered++
+  const count = scan(text, numbering)
+  if (index.used + count + 1 > index.lists.length) index.lists = widened(index.lists, index.used + count + 1)
+  const at = index.used
+  index.lists[at] = count
+  for (let w = 0; w < count; w++) index.lists[at + 1 + w] = numbering.out[w]!
+  index.used += count + 1
+  index.texts.set(text, at)
+  index.chars += text.length
+  return at
+}
+
+/** Cuts what is kept back to the texts of `entries` (of `chars` characters) once it holds more than twice theirs. */
+const prune = (entries: ReadonlyArray<Candidate>, chars: number): void => {
+  if (index.texts.size <= 2 * entries.length + 1024 && index.chars <= 2 * chars + (1 << 20)) return
+  let room = 0
+  for (const { text } of entries) room += index.lists[index.texts.get(text)!]! + 1
+  const kept = emptyIndex(index.lexicon, index.numbered, room * 2) // room for as many new texts again
+  for (const { text } of entries) {
+    const at = index.texts.get(text)!
+    if (kept.texts.has(text)) continue
+    const length = index.lists[at]! + 1
+    for (let w = 0; w < length; w++) kept.lists[kept.used + w] = index.lists[at + w]!
+    kept.texts.set(text, kept.used)
+    kept.chars += text.length
+    kept.used += length
+  }
+  const lexicon = index.lexicon
+  const stale = lexicon.size > 2 * kept.used + 65_536 || lexicon.used > 2 * kept.chars + (1 << 20)
+  index = stale ? emptyIndex(emptyLexicon(), 0, 1 << 16) : kept
 }
 
 /** For each entry, how many distinct words its text shares with `userText`. */
 const sharedCounts = (entries: ReadonlyArray<Candidate>, userText: string): Int32Array => {
-  const counts = new Int32Array(entries.length)
-  // Slots for a distinct word in every 16 characters, an eighth full (so that growing is rare), 1,024 to 65,536.
-  const vocabulary = emptyVocabulary(Math.min(16, Math.max(10, 32 - Math.clz32(userText.length >> 1))))
-  scan(userText, { mode: "learn", vocabulary, words: [], units: vocabulary.units, entry: 0 })
-  if (vocabulary.size === 0) return counts
-  const entry: Scan = { mode: "count", vocabulary, words: [], units: new Uint16Array(0), entry: 0 }
-  for (let n = 0; n < entries.length; n++) {
-    entry.entry = n
-    counts[n] = scan(entries[n]!.text, entry)
+  // Each text numbered has a number of its own; long before they run out, every text and word is forgotten.
+  if (index.numbered > 0x3fffffff) index = emptyIndex(emptyLexicon(), 0, 1 << 16)
+  const numbering = scanOf("number", index.lexicon)
+  const at = new Int32Array(entries.length)
+  let chars = 0
+  for (let e = 0; e < entries.length; e++) {
+    at[e] = listOf(entries[e]!.text, numbering)
+    chars += entries[e]!.text.length
   }
+  const marking = scanOf("mark", index.lexicon)
+  marking.marks = new Uint8Array(index.lexicon.size)
+  scan(userText, marking)
+  const { marks } = marking
+  const { lists } = index
+  const counts = new Int32Array(entries.length)
+  for (let e = 0; e < entries.length; e++) {
+    let count = 0
+    for (let w = at[e]! + 1, end = w + lists[at[e]!]!; w < end; w++) count += marks[lists[w]!]!
+    counts[e] = count
+  }
+  prune(entries, chars)
   return counts
 }
 

@@ -261,6 +261,54 @@ describe("Selection.choose", () => {
     assert.deepStrictEqual(texts(shown), ["tcbua", "xbaee"])
   })
 
+  it("counts a long word only when its letters are the same, not when its hash is", () => {
+    // Words of 7 letters or more are looked up by a hash: "zhqulmn" and "ofiamzs" have the same one.
+    const topics = [entry("ofiamzs", { added: "2026-01-02" }), entry("zhqulmn", { added: "2026-01-01" })]
+    const { shown } = Selection.choose({ own: [], team: [], topics, userText: "zhqulmn" }, settings)
+    assert.deepStrictEqual(texts(shown), ["zhqulmn", "ofiamzs"])
+    const again = Selection.choose({ own: [], team: [], topics, userText: "ofiamzs" }, settings)
+    assert.deepStrictEqual(texts(again.shown), ["ofiamzs", "zhqulmn"])
+  })
+
+  it("ranks by a long user text as the plain way does", () => {
+    const words = "tea kyoto green morning billing service typescript migration database café über straße"
+    const pick = (i: number) => words.split(" ")[(i * 7919) % 12]!
+    const han = "用户喜欢喝绿茶早上工作在北京上海项目数据库迁移每周会议"
+    const line = (i: number, size: number) =>
+      Array.from({ length: size }, (_, k) => (k % 5 === 4 ? han.slice((i + k) % 20, ((i + k) % 20) + 3) : pick(i + k)))
+    const topics = Array.from({ length: 400 }, (_, i) =>
+      entry(line(i, 2 + (i % 9)).join(" "), { added: `2026-0${1 + (i % 9)}-1${i % 10}` })
+    )
+    const userText = Array.from({ length: 300 }, (_, i) => line(i * 3, 6).join(" ")).join("\n")
+    assert.isAbove(userText.length, 11_000)
+    const input = { own: [], team: [], topics, userText }
+    assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(input, settings.shownTopicsBudget))
+  })
+
+  it("chooses the same over entries it has chosen among before, whatever was chosen in between", () => {
+    const topics = [
+      entry("The user drinks green tea", { added: "2026-01-01" }),
+      entry("用户喜欢喝绿茶", { added: "2026-01-02" }),
+      entry("The user's migration to Postgres", { added: "2026-01-03" }),
+      entry("The user drinks green tea", { added: "2025-01-01" })
+    ]
+    const check = (userText: string, topics: ReadonlyArray<Selection.Candidate>) => {
+      const input = { own: [], team: [], topics, userText }
+      assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(input, settings.shownTopicsBudget))
+    }
+    for (const userText of ["green tea", "我喜欢喝茶", "postgres migration", "", "green tea"]) check(userText, topics)
+    // Thousands of other entries in between, with more distinct words than are kept for entries no longer chosen.
+    const word = (i: number) =>
+      Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** k) % 26))).join("")
+    for (let round = 0; round < 3; round++) {
+      const others = Array.from({ length: 3_000 }, (_, i) =>
+        entry(Array.from({ length: 12 }, (_, k) => word(round * 36_000 + i * 12 + k)).join(" "))
+      )
+      check(word(round * 36_000 + 5), others)
+      check("green tea postgres", topics)
+    }
+  })
+
   it("matches among thousands of distinct words of the user's", () => {
     const word = (i: number) =>
       Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** k) % 26))).join("")
