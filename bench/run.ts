@@ -16,7 +16,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   selection: async () => (await import("./selection.ts")).suite,
   answer: async () => (await import("./answer.ts")).suite,
   store: async () => (await import("./store.ts")).suite,
-  review: async () => (await import("./review.ts")).suite
+  review: async () => (await import("./review.ts")).suite,
+  transcript: async () => (await import("./transcript.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))
