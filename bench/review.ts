@@ -33,7 +33,7 @@ const fill = (head: ReadonlyArray<string>, total: number, size: number, first: n
 }
 
 /** A full memory: both MEMORY.md files near 4,000 characters with 40 topic links, 40 topics near 16,000 each. */
-const writeFullMemory = (root: string) => {
+export const writeFullMemory = (root: string) => {
   const topics = Array.from({ length: 40 }, (_, i) => `topic-${i}`)
   const index = ["", "## Index", ...topics.map((topic) => `- [[${topic}]]`)]
   for (const [dir, offset] of [

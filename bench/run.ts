@@ -17,7 +17,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   answer: async () => (await import("./answer.ts")).suite,
   store: async () => (await import("./store.ts")).suite,
   review: async () => (await import("./review.ts")).suite,
-  transcript: async () => (await import("./transcript.ts")).suite
+  transcript: async () => (await import("./transcript.ts")).suite,
+  tools: async () => (await import("./tools.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))

@@ -238,11 +238,24 @@ describe("mneme recall (issue 9)", () => {
     return at
   }
 
-  it("takes several words without quotes, each of which an entry must hold, in any order", () => {
+  it("takes several words without quotes: the entries sharing the most come first, those sharing none not at all", () => {
     const { run } = seeded()
-    assert.strictEqual(ok(run("recall", "green", "tea")), "own  -  The user likes green tea\n")
-    assert.strictEqual(ok(run("recall", "TEA", "the")), "own  -  The user likes green tea\n")
-    assert.strictEqual(ok(run("recall", "green", "coffee")), "no entry matches\n")
+    // One search with the agent's recall tool (issue 12): ranked by the words shared, no longer each word required.
+    assert.deepStrictEqual(
+      ok(run("recall", "green", "tea"))
+        .trimEnd()
+        .split("\n"),
+      ["own   -  The user likes green tea", "own   -  Tea is served at noon", "team  -  Everyone drinks green juice"]
+    )
+    assert.deepStrictEqual(
+      ok(run("recall", "TEA", "the"))
+        .trimEnd()
+        .split("\n"),
+      ["own  -  The user likes green tea", "own  -  Tea is served at noon"]
+    )
+    assert.strictEqual(ok(run("recall", "coffee", "tonic")), "no entry matches\n")
+    // A query with no word of 3 letters finds the entries that hold it as text.
+    assert.strictEqual(ok(run("recall", "AT")), "own  -  Tea is served at noon\n")
   })
 
   it("--team reads only team memory", () => {
@@ -284,13 +297,13 @@ describe("mneme recall (issue 9)", () => {
     assertFailure(run("recall", "--topic", "../x"), 1, '"../x" is not a topic name')
     assert.deepStrictEqual(files(dir), before)
 
-    // Many topics are not listed: `show` does that.
+    // Many topics are not all listed (the agent's recall tool gives the same message).
     const own = join(memory, "agents/default")
     for (let i = 1; i <= 11; i++) writeFileSync(join(own, `t${i}.md`), `# t${i}\n\n- Fact ${i}\n`)
     assertFailure(
       run("recall", "--topic", "nope"),
       1,
-      'there is no topic "nope" in agents/default or team; there are 13 topics: "mneme show" lists them'
+      'there is no topic "nope" in agents/default or team; the topics are t1, t10, t11, t2, t3, t4, t5, t6, t7, t8 and 3 more'
     )
   })
 

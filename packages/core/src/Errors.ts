@@ -53,6 +53,33 @@ export class BadTopic extends Schema.TaggedError<BadTopic>()("BadTopic", {
   }
 }
 
+/** The most topic names a `NoSuchTopic` message lists. */
+const topicsListed = 10
+
+/** A topic name that names no topic of the memory looked in: the topics there are, so the caller can pick one. */
+export class NoSuchTopic extends Schema.TaggedError<NoSuchTopic>()("NoSuchTopic", {
+  /** The topic asked for, cleaned. */
+  topic: Schema.String,
+  /** Where it was looked for, as people read it: `agents/ada or team`. */
+  where: Schema.String,
+  /** The topics there are, by name. */
+  topics: Schema.Array(Schema.String)
+}) {
+  readonly [TypeId] = TypeId
+  override get message() {
+    const more = this.topics.length - topicsListed
+    const listed =
+      this.topics.length === 0
+        ? "there are no topics yet"
+        : this.topics.length === 1
+          ? `the only topic is ${this.topics[0]}`
+          : more <= 0
+            ? `the topics are ${this.topics.join(", ")}`
+            : `the topics are ${this.topics.slice(0, topicsListed).join(", ")} and ${n(more)} more`
+    return `there is no topic ${quote(this.topic)} in ${this.where}; ${listed}`
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 // Changing memory
 
@@ -342,6 +369,7 @@ export type MnemeError =
   | MalformedAnswer
   | UnlistedEntry
   | BadTopic
+  | NoSuchTopic
   | MemoryFull
   | NoMatch
   | Denied

@@ -7,17 +7,42 @@ import type { Settings } from "./MemoryConfig.ts"
 import * as Secret from "./Secret.ts"
 import * as Text from "./Text.ts"
 
+/**
+ * What a line is when it is not words someone said: a tool call or a tool result (the agent's memory tools, or any
+ * other tool), or text that quotes the memory section of the agent's prompt. Such a line is never new words to keep:
+ * a review shows it as context at most, so memory never learns from its own output.
+ */
+export const Kind = Schema.Literals(["tool-call", "tool-result", "memory"])
+
+/** What a line is when it is not words someone said. */
+export type Kind = typeof Kind.Type
+
 /** One line of a conversation, as the host's transcript gives it: `seq` grows from line to line. */
 export const Line = Schema.Struct({
   seq: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   who: Schema.Literals(["user", "agent", "other"]),
   /** The speaker's name, for `other`. */
   name: Schema.optionalKey(Schema.String),
-  text: Schema.String
+  text: Schema.String,
+  /** Set on a tool call, a tool result or quoted memory; absent on words someone said. */
+  kind: Schema.optionalKey(Kind)
 })
 
 /** One line of a conversation. */
 export type Line = typeof Line.Type
+
+/** Whether a line is words someone said: not a tool call, a tool result or quoted memory. */
+export const isSaid = (line: Line): boolean => line.kind === undefined
+
+/** Whether a line is the user's own words: said by the user, and not a tool result or quoted memory. */
+export const isUserWords = (line: Line): boolean => line.who === "user" && line.kind === undefined
+
+/** How a prompt names a line's kind. */
+const kindLabels: Record<Kind, string> = {
+  "tool-call": "tool call",
+  "tool-result": "tool result",
+  memory: "memory section"
+}
 
 /** Put where the middle of a long user line was cut. */
 export const middleMarker = " […] "
@@ -37,25 +62,33 @@ export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): str
   return settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
 }
 
-/** The line's text for the prompt: masked (see `mask`), then cut per SPEC 4.2, never splitting a surrogate pair. */
+/**
+ * The line's text for the prompt: masked (see `mask`), then cut per SPEC 4.2, never splitting a surrogate pair. A
+ * tool result or quoted memory is cut as any other line, even where the host gives it as the user's.
+ */
 export const cut = (line: Line, settings: CutSettings): string => {
   const text = mask(line.text, settings)
-  const max = line.who === "user" ? settings.userLineMax : settings.otherLineMax
+  const user = isUserWords(line)
+  const max = user ? settings.userLineMax : settings.otherLineMax
   const size = Text.length(text)
   if (size <= max) return text
-  const marker = line.who === "user" ? middleMarker : endMarker
+  const marker = user ? middleMarker : endMarker
   const room = max - Text.length(marker)
   if (room <= 0) return Text.take(text, max)
-  if (line.who !== "user") return Text.take(text, room) + marker
+  if (!user) return Text.take(text, room) + marker
   const head = Math.ceil((room * 2) / 3)
   return Text.take(text, head) + marker + Text.takeLast(text, room - head)
 }
 
-/** Who said a line, as the prompt shows it: `user`, or `agent "<name>"` / `other "<name>"` with the name quoted. */
+/**
+ * Who said a line, as the prompt shows it: `user`, or `agent "<name>"` / `other "<name>"` with the name quoted; then
+ * the line's kind when it has one (`agent "Ada" (tool call)`).
+ */
 export const label = (line: Line, agentName: string): string => {
-  if (line.who === "user") return "user"
+  const kind = line.kind === undefined ? "" : ` (${kindLabels[line.kind]})`
+  if (line.who === "user") return `user${kind}`
   const name = Text.take(Text.fold((line.who === "agent" ? agentName : (line.name ?? "")).replace(/\p{Cc}/gu, " ")), 80)
-  return name === "" ? line.who : `${line.who} ${JSON.stringify(name)}`
+  return (name === "" ? line.who : `${line.who} ${JSON.stringify(name)}`) + kind
 }
 
 /**

@@ -47,6 +47,14 @@ export interface Settings {
   readonly timeZone: string
   /** The host's own secret test, consulted beside mneme's. */
   readonly isSecret: ((text: string) => boolean) | undefined
+  /** Writes (`remember`, `forget`) the agent's tools make in one turn; more are refused with a result saying so. */
+  readonly toolWritesPerTurn: number
+  /** Most entries one `recall` gives. */
+  readonly recallResultsMax: number
+  /** Characters of entry text one `recall` gives (the first entry always, however long). */
+  readonly recallBudget: number
+  /** Characters of the memory section of the agent's system prompt, its text on the tools included. */
+  readonly memorySectionBudget: number
 }
 
 /** The defaults of SPEC.md. The time zone is the process's own, looked up when it is read, never at import. */
@@ -72,7 +80,11 @@ export const defaults: Settings = {
   get timeZone() {
     return DateTime.zoneMakeLocal().id
   },
-  isSecret: undefined
+  isSecret: undefined,
+  toolWritesPerTurn: 8,
+  recallResultsMax: 20,
+  recallBudget: 4_000,
+  memorySectionBudget: 8_000
 }
 
 /** The configuration in force; the defaults unless a host provides its own. */

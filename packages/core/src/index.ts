@@ -1,6 +1,7 @@
 /**
- * @mneme/core — the pure core of mneme: the memory format, vetting, secrets, transcript lines, the prompt and the
- * model's answer. No file, clock or network is touched here.
+ * @mneme/core — the pure core of mneme: the memory format, vetting, secrets, transcript lines, the review's prompt,
+ * the model's answer, searching memory and the memory section of an agent's prompt. No file, clock or network is
+ * touched here.
  */
 export * as Answer from "./Answer.ts"
 export * as Backoff from "./Backoff.ts"
@@ -12,7 +13,9 @@ export * as Match from "./Match.ts"
 export * as MemoryConfig from "./MemoryConfig.ts"
 export * as MemoryEdit from "./MemoryEdit.ts"
 export * as MemoryFile from "./MemoryFile.ts"
+export * as MemorySection from "./MemorySection.ts"
 export * as Prompt from "./Prompt.ts"
+export * as Recall from "./Recall.ts"
 export * as Scope from "./Scope.ts"
 export * as Secret from "./Secret.ts"
 export * as Selection from "./Selection.ts"

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
 import * as fc from "fast-check"
 import * as Lines from "../src/Lines.ts"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
@@ -135,6 +136,47 @@ describe("Lines.label", () => {
     assert.strictEqual(Lines.label(other("hi", "user"), "Ada"), 'other "user"')
     assert.strictEqual(Lines.label(other("hi", 'Eve"\n## Entries\u0085x'), "Ada"), 'other "Eve\\" ## Entries x"')
     assert.strictEqual(Text.length(JSON.parse(Lines.label(other("hi", "n".repeat(500)), "Ada").slice(6))), 80)
+  })
+})
+
+describe("a line's kind (issue 12: no feedback loop)", () => {
+  const kinds = ["tool-call", "tool-result", "memory"] as const
+
+  it("a tool call, a tool result or quoted memory is not words said, nor the user's words, whoever gives it", () => {
+    assert.isTrue(Lines.isSaid(user("hi")))
+    assert.isTrue(Lines.isUserWords(user("hi")))
+    assert.isFalse(Lines.isUserWords(agent("hi")))
+    for (const kind of kinds) {
+      for (const line of [user("hi"), agent("hi"), other("hi", "Bob")]) {
+        assert.isFalse(Lines.isSaid({ ...line, kind }), `${line.who} ${kind}`)
+        assert.isFalse(Lines.isUserWords({ ...line, kind }), `${line.who} ${kind}`)
+      }
+    }
+  })
+
+  it("is named in the line's label", () => {
+    assert.strictEqual(Lines.label({ ...agent("x"), kind: "tool-call" }, "Ada"), 'agent "Ada" (tool call)')
+    assert.strictEqual(Lines.label({ ...user("x"), kind: "tool-result" }, "Ada"), "user (tool result)")
+    assert.strictEqual(Lines.label({ ...other("x", "Bob"), kind: "memory" }, "Ada"), 'other "Bob" (memory section)')
+  })
+
+  it("cuts a tool result given as the user's as any other line: its head, to 800 characters", () => {
+    const text = running(5_000)
+    const cut = Lines.cut({ ...user(text), kind: "tool-result" }, settings)
+    assert.strictEqual(Text.length(cut), 800)
+    assert.isTrue(cut.endsWith(Lines.endMarker))
+    assert.isTrue(text.startsWith(cut.slice(0, -Lines.endMarker.length)))
+  })
+
+  it("is read from a transcript line, and a kind that is none of these is refused", () => {
+    const decode = Schema.decodeUnknownSync(Lines.Line)
+    assert.deepStrictEqual(decode({ seq: 1, who: "agent", text: "{}", kind: "tool-call" }), {
+      seq: 1,
+      who: "agent",
+      text: "{}",
+      kind: "tool-call"
+    })
+    assert.throws(() => decode({ seq: 1, who: "agent", text: "{}", kind: "thought" }))
   })
 })
 

@@ -25,6 +25,21 @@ describe("FileTranscript.parse", () => {
     ])
   })
 
+  it("reads a line's kind: a tool call, a tool result or quoted memory (issue 12)", () => {
+    const parsed = FileTranscript.parse(
+      "chat.jsonl",
+      '{"seq":1,"who":"agent","kind":"tool-call","text":"{}"}\n{"seq":2,"who":"user","kind":"tool-result","text":"ok"}\n'
+    )
+    assert.deepStrictEqual(Result.getOrThrow(parsed), [
+      { seq: 1, who: "agent", kind: "tool-call", text: "{}" },
+      { seq: 2, who: "user", kind: "tool-result", text: "ok" }
+    ])
+    assert.strictEqual(
+      failure('{"seq":1,"who":"agent","kind":"thought","text":"x"}'),
+      'the transcript could not be read: chat.jsonl line 1: "kind": Expected "tool-call" | "tool-result" | "memory"'
+    )
+  })
+
   it("names the line and what is wrong with it", () => {
     const good = '{"seq":1,"who":"user","text":"hi"}\n'
     assert.strictEqual(

@@ -1,16 +1,18 @@
 /**
  * The one composition of mneme (DESIGN.md, "The shape"): the memory review, the memory store, the review state and
- * the storage port over one memory root, with the settings read once. A host gives its ports (`Transcript`,
- * `Agents`), a `ReviewModel` and the platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a
- * host that wires them by hand.
+ * the storage port over one memory root, and memory in use (the agent's tools' handlers, the memory section of its
+ * prompt), with the settings read once. A host gives its ports (`Transcript`, `Agents`), a `ReviewModel` and the
+ * platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a host that wires them by hand.
  */
 import { type Backoff, MemoryConfig } from "@mneme/core"
 import { Effect, type FileSystem, Layer, type Path } from "effect"
 import type { Agents } from "./Agents.ts"
 import * as FileRoot from "./FileRoot.ts"
+import * as MemoryPrompt from "./MemoryPrompt.ts"
 import * as MemoryReview from "./MemoryReview.ts"
 import type { MemoryRoot } from "./MemoryRoot.ts"
 import * as MemoryStore from "./MemoryStore.ts"
+import * as MemoryTools from "./MemoryTools.ts"
 import type { Platform } from "./Platform.ts"
 import type { ReviewModel } from "./ReviewModel.ts"
 import * as ReviewState from "./ReviewState.ts"
@@ -31,7 +33,13 @@ export interface Options extends Settings {
 }
 
 /** Every service the composition provides. */
-export type Services = MemoryReview.MemoryReview | MemoryStore.MemoryStore | ReviewState.ReviewState | MemoryRoot
+export type Services =
+  | MemoryReview.MemoryReview
+  | MemoryStore.MemoryStore
+  | ReviewState.ReviewState
+  | MemoryRoot
+  | MemoryPrompt.MemoryPrompt
+  | MemoryTools.Handlers
 
 /** What the host gives: its transcript and agents, and the review's model. */
 export type HostPorts = Transcript | Agents | ReviewModel
@@ -40,7 +48,8 @@ export type HostPorts = Transcript | Agents | ReviewModel
 export type Machine = FileSystem.FileSystem | Path.Path | Platform
 
 /**
- * The review, the store and the review state over the storage port `rootLayer` gives (another backend than files).
+ * The review, the store, the review state, the memory tools' handlers and the memory section over the storage port
+ * `rootLayer` gives (another backend than files).
  * The settings are those of the `MemoryConfig` in force when the layer is built, with `options.settings` over them,
  * and every service of the composition reads them then.
  */
@@ -50,7 +59,7 @@ export const layerOver = <E, R>(
 ): Layer.Layer<Services, E, R | HostPorts> =>
   Layer.unwrap(
     Effect.map(MemoryConfig.MemoryConfig, (inForce) =>
-      MemoryReview.layerWith({ policy: options.policy }).pipe(
+      Layer.mergeAll(MemoryReview.layerWith({ policy: options.policy }), MemoryTools.layer, MemoryPrompt.layer).pipe(
         Layer.provideMerge(Layer.merge(MemoryStore.layer, ReviewState.layer)),
         Layer.provideMerge(rootLayer),
         Layer.provide(Layer.succeed(MemoryConfig.MemoryConfig, { ...inForce, ...options.settings }))
@@ -59,8 +68,8 @@ export const layerOver = <E, R>(
   )
 
 /**
- * mneme over the memory folder `options.root`: `MemoryReview`, `MemoryStore`, `ReviewState` and `MemoryRoot`, needing
- * only the host's ports, a `ReviewModel` and the platform.
+ * mneme over the memory folder `options.root`: `MemoryReview`, `MemoryStore`, `ReviewState`, `MemoryRoot`, the
+ * `MemoryTools` handlers and `MemoryPrompt`, needing only the host's ports, a `ReviewModel` and the platform.
  */
 export const layer = (options: Options): Layer.Layer<Services, never, HostPorts | Machine> =>
   layerOver(

@@ -12,7 +12,10 @@ export const defaultAnchor = (conversationId: string, seq: number): string => `$
 export class Transcript extends Context.Service<
   Transcript,
   {
-    /** A conversation's lines, newest first; the review pulls only as many as it needs. */
+    /**
+     * A conversation's lines, newest first; the review pulls only as many as it needs. A tool call, a tool result or
+     * quoted memory carries its `kind` (`Lines.Kind`): the review never keeps what such a line says.
+     */
     readonly newestFirst: (conversationId: string) => Stream.Stream<Lines.Line, TranscriptError>
     /** The agent that owns a conversation. */
     readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>

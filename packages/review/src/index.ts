@@ -1,13 +1,17 @@
 /**
  * @mneme/review — mneme's services: the one composition (`Memory`), the memory review and its outcome, the memory
- * store, the review state, the storage port and its files backend, the platform, and the host's ports.
+ * store, the review state, the storage port and its files backend, the platform, the host's ports, and memory in use:
+ * the agent's tools, the memory section of its prompt, and recall.
  */
 export * as Agents from "./Agents.ts"
 export * as FileRoot from "./FileRoot.ts"
 export * as Memory from "./Memory.ts"
+export * as MemoryPrompt from "./MemoryPrompt.ts"
+export * as MemoryRecall from "./MemoryRecall.ts"
 export * as MemoryReview from "./MemoryReview.ts"
 export * as MemoryRoot from "./MemoryRoot.ts"
 export * as MemoryStore from "./MemoryStore.ts"
+export * as MemoryTools from "./MemoryTools.ts"
 export * as Platform from "./Platform.ts"
 export * as ReviewModel from "./ReviewModel.ts"
 export * as ReviewOutcome from "./ReviewOutcome.ts"

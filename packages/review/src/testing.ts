@@ -1,10 +1,12 @@
 /**
- * The test kit: a scripted model that answers from a list and records every request, an in-memory transcript and
- * agents, and one layer that wires mneme (`Memory.layer`) over a temporary memory root with them. Hosts test their
- * own integration with it, and so does mneme.
+ * The test kit: a scripted review model that answers from a list and records every request, a scripted `LanguageModel`
+ * for a host's agent (answers and tool calls from a list), an in-memory transcript and agents, and one layer that
+ * wires mneme (`Memory.layer`) over a temporary memory root with them. Hosts test their own integration with it, and
+ * so does mneme.
  */
 import { type Backoff, type Lines, type MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, type Path, Ref, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
 import type { PlatformError } from "effect/PlatformError"
 import { Agents, type AgentInfo } from "./Agents.ts"
 import * as Memory from "./Memory.ts"
@@ -62,12 +64,85 @@ export const scriptedModel = (
     })
   )
 
+/** One reply of a scripted agent model: a text, or tool calls (each by tool name, with its parameters) and a text. */
+export type AgentReply =
+  | string
+  | {
+      readonly text?: string
+      readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly params: unknown }>
+    }
+
+/** The scripted agent model's controls: the prompts it was sent. */
+export class ScriptedAgentModel extends Context.Service<
+  ScriptedAgentModel,
+  {
+    /** Every prompt so far (the system message and the history of each call), oldest first. */
+    readonly prompts: Effect.Effect<ReadonlyArray<Prompt.Prompt>>
+  }
+>()("@mneme/review/testing/ScriptedAgentModel") {}
+
+/** The parts a provider would send for one reply: its tool calls (numbered ids from `first`), its text, the finish. */
+const partsOf = (reply: AgentReply, first: number): Array<Response.PartEncoded> => {
+  const { text, toolCalls } = typeof reply === "string" ? { text: reply, toolCalls: [] } : reply
+  return [
+    ...(text === undefined ? [] : [{ type: "text" as const, text }]),
+    ...toolCalls.map((call, i) => ({
+      type: "tool-call" as const,
+      id: `call-${first + i}`,
+      name: call.name,
+      params: call.params
+    })),
+    {
+      type: "finish",
+      reason: toolCalls.length > 0 ? "tool-calls" : "stop",
+      usage: { inputTokens: { total: undefined }, outputTokens: { total: undefined } }
+    }
+  ]
+}
+
+/**
+ * An effect/ai `LanguageModel` for a host's agent that answers each call with the next of `replies` (a text, or tool
+ * calls the toolkit given to the call then runs) and records every prompt; a call after the last reply fails.
+ */
+export const scriptedAgentModel = (
+  replies: ReadonlyArray<AgentReply>
+): Layer.Layer<LanguageModel.LanguageModel | ScriptedAgentModel> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const left = yield* Ref.make(replies)
+      const prompts = yield* Ref.make<ReadonlyArray<Prompt.Prompt>>([])
+      const ids = yield* Ref.make(1)
+      const model = yield* LanguageModel.make({
+        generateText: (options) =>
+          Effect.gen(function* () {
+            yield* Ref.update(prompts, (all) => [...all, options.prompt])
+            const next = yield* Ref.modify(left, ([first, ...rest]) => [first, rest] as const)
+            if (next === undefined) {
+              return yield* AiError.make({
+                module: "ScriptedAgentModel",
+                method: "generateText",
+                reason: new AiError.UnknownError({ description: "the scripted agent model has no reply left" })
+              })
+            }
+            const calls = typeof next === "string" ? 0 : next.toolCalls.length
+            return partsOf(next, yield* Ref.getAndUpdate(ids, (n) => n + calls))
+          }),
+        streamText: () => Stream.empty
+      })
+      return Context.make(LanguageModel.LanguageModel, model).pipe(
+        Context.add(ScriptedAgentModel, ScriptedAgentModel.of({ prompts: Ref.get(prompts) }))
+      )
+    })
+  )
+
 /** A line to append: its `seq` is the next after the conversation's last unless given. */
 export interface NewLine {
   readonly seq?: number
   readonly who: Lines.Line["who"]
   readonly name?: string
   readonly text: string
+  /** A tool call, a tool result or quoted memory (see `Lines.Kind`). */
+  readonly kind?: Lines.Kind
 }
 
 /** The in-memory transcript's controls. */

@@ -116,6 +116,61 @@ describe("planning a review", () => {
   })
 })
 
+describe("tool lines and quoted memory are never new words (issue 12)", () => {
+  const settings = MemoryConfig.defaults
+  const marked = (seq: number, who: Lines.Line["who"], kind: Lines.Kind, text = `line ${seq}`): Lines.Line => ({
+    seq,
+    who,
+    kind,
+    text
+  })
+
+  it("new lines of tool calls, tool results (even given as the user's) and quoted memory: no user line, passed", () => {
+    const fresh = [
+      marked(6, "agent", "tool-call", '{"tool":"recall","query":"tea"}'),
+      marked(7, "user", "tool-result", '{"entries":[{"text":"The user likes green tea"}]}'),
+      marked(8, "agent", "memory", "## Long-term memory"),
+      line(9, "agent", "You like green tea.")
+    ]
+    assert.deepStrictEqual(plan({ context: [], fresh }, 5, settings), {
+      _tag: "NoUserLine",
+      last: 9,
+      moreFollow: false
+    })
+  })
+
+  it("the model is shown the words said, never the tool lines among them, and the cursor passes them all", () => {
+    const fresh = [
+      line(6, "user", "What do I drink?"),
+      marked(7, "agent", "tool-call", '{"tool":"recall","query":"drink"}'),
+      marked(8, "user", "tool-result", "The user likes green tea"),
+      line(9, "agent", "Green tea."),
+      marked(10, "agent", "tool-call", '{"tool":"remember","text":"The user asked twice"}')
+    ]
+    const planned = plan({ context: [], fresh }, 5, settings)
+    assert.strictEqual(planned._tag, "Ask")
+    if (planned._tag !== "Ask") return
+    assert.deepStrictEqual(seqs(planned.lines), [6, 9])
+    assert.strictEqual(planned.last, 10)
+    assert.strictEqual(planned.user, 6)
+    assert.deepStrictEqual(planned.position, { cursor: 5, newestUserSeq: 6 })
+  })
+
+  it.effect("a first review reads back past tool results given as the user's, to the user's own words", () =>
+    Effect.gen(function* () {
+      const lines: Array<Lines.Line> = [
+        line(1, "user", "I moved to Lyon"),
+        ...Array.from({ length: 8 }, (_, i) => marked(i + 2, "user", "tool-result", `result ${i}`))
+      ]
+      const got = yield* read(Stream.fromIterable(lines.toReversed()), undefined, {
+        firstReviewLines: 6,
+        contextLines: 4
+      })
+      assert.deepStrictEqual(seqs(got.fresh), [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    })
+  )
+})
+
 /** A scope as stored, from the texts of its files (MEMORY.md first). */
 const stored = (scope: Scope.Scope, dir: string, files: Record<string, string>): StoredScope => ({
   scope,

@@ -34,7 +34,7 @@ const step = (
   const pulled = scan.pulled + 1
   if (scan.fresh !== undefined) return { ...scan, pulled }
   if (cursor !== undefined) return { ...scan, pulled, fresh: line.seq <= cursor ? pulled - 1 : undefined }
-  const newestUser = scan.newestUser ?? (line.who === "user" ? pulled - 1 : undefined)
+  const newestUser = scan.newestUser ?? (Lines.isUserWords(line) ? pulled - 1 : undefined)
   const fresh =
     newestUser !== undefined && pulled >= settings.firstReviewLines
       ? Math.max(settings.firstReviewLines, newestUser + 1)
@@ -71,9 +71,9 @@ export const read = (
     })
   )
 
-/** The newest user line among `lines`, if any. */
+/** The newest line of the user's own words among `lines`, if any (a tool result given as the user's is not). */
 export const newestUserSeq = (lines: ReadonlyArray<Lines.Line>): number | undefined =>
-  lines.findLast((line) => line.who === "user")?.seq
+  lines.findLast(Lines.isUserWords)?.seq
 
 /** What the lines read call for: nothing, passing lines without a user line, or asking the model. */
 export type Plan =
@@ -82,7 +82,8 @@ export type Plan =
   | {
       readonly _tag: "Ask"
       readonly context: ReadonlyArray<Lines.Line>
-      /** The new lines this review reads (within the budget), oldest first. */
+      /** The new lines this review shows the model (within the budget), oldest first: words said, never a tool
+       * call, a tool result or quoted memory. */
       readonly lines: ReadonlyArray<Lines.Line>
       readonly moreFollow: boolean
       /** The cursor the review starts from (saved before the model is called when there is none). */
@@ -97,7 +98,9 @@ export type Plan =
 
 /**
  * The plan for the lines read at `cursor` (SPEC 4.2): nothing new; no user line among the new ones (they are passed,
- * at most a budget's worth); or the new lines that fit in one review's budget, oldest first.
+ * at most a budget's worth); or the new lines that fit in one review's budget, oldest first. Tool calls, tool results
+ * and quoted memory are never new words (SPEC 7, no feedback loop): they count as no user line, the model is not shown
+ * them as new lines, and the cursor passes them with the lines around them.
  */
 export const plan = (
   read: Read,
@@ -115,7 +118,7 @@ export const plan = (
   return {
     _tag: "Ask",
     context: read.context,
-    lines: taken,
+    lines: taken.filter(Lines.isSaid),
     moreFollow: rest.length > 0,
     base,
     last,

@@ -271,7 +271,7 @@ export interface Estimate {
 export const estimate = (lines: ReadonlyArray<Lines.Line>, cursor: number, settings: SplitSettings): Estimate => {
   const calls: Array<number> = []
   let characters = 0
-  const lastUser = lines.findLastIndex((line) => line.who === "user")
+  const lastUser = lines.findLastIndex(Lines.isUserWords)
   let start = lines.findIndex((line) => line.seq > cursor)
   // The size of the line a review stopped before, which starts the next one.
   let carried: number | undefined
@@ -292,7 +292,7 @@ export const estimate = (lines: ReadonlyArray<Lines.Line>, cursor: number, setti
         break
       }
       used += size
-      user ||= line.who === "user"
+      user ||= Lines.isUserWords(line)
       end++
     }
     characters += used

@@ -1,9 +1,10 @@
 /**
  * `mneme remember`, `edit`, `forget` and `recall`: add, replace, remove and search entries of the agent's or the
  * team's memory. A match that names nothing where it was looked for says where else in memory it would name one.
+ * `recall` is `MemoryRecall`, the search the agent's `recall` tool makes, with no limit on what it shows.
  */
-import { BadTopic, Match, NoMatch, Scope, Text, Topic } from "@mneme/core"
-import { MemoryStore } from "@mneme/review"
+import { Match, NoMatch, Scope, Topic } from "@mneme/core"
+import { MemoryRecall, MemoryStore } from "@mneme/review"
 import { Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
@@ -155,50 +156,11 @@ export const forget = Command.make(
 // ---------------------------------------------------------------------------------------------------------------------
 // recall
 
-/** The most topic names a missing topic's message lists. */
-const topicsListed = 10
-
-/** `--topic` names a topic that neither scope recall reads has: the topics they have, when there are few. */
-class NoSuchTopic extends BadTopic {
-  where = ""
-  topics: ReadonlyArray<string> = []
-  override get message() {
-    const listed =
-      this.topics.length === 0
-        ? "there are no topics yet"
-        : this.topics.length === 1
-          ? `the only topic is ${this.topics[0]}`
-          : this.topics.length <= topicsListed
-            ? `the topics are ${this.topics.join(", ")}`
-            : `there are ${Txt.count(this.topics.length)} topics: "mneme show" lists them`
-    return `there is no topic ${JSON.stringify(this.topic)} in ${this.where}; ${listed}`
-  }
-}
-
-/** The topic `--topic` names in the scopes recall reads, or BadTopic: not a topic name, or no such topic. */
-const topicIn = Effect.fnUntraced(function* (given: string, scopes: ReadonlyArray<Scope.Scope>) {
-  const name = Topic.clean(given)
-  if (name === undefined) return yield* new BadTopic({ topic: given })
-  const store = yield* MemoryStore.MemoryStore
-  const stored = yield* Effect.forEach(scopes, (scope) => store.load(scope))
-  const topics = new Set(
-    stored.flatMap((scope) => [
-      ...scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic])),
-      ...scope.unreadable.map((file) => (file.file.split("/").pop() ?? "").slice(0, -".md".length))
-    ])
-  )
-  if (topics.has(name)) return name
-  const missing = new NoSuchTopic({ topic: name })
-  missing.where = stored.map((scope) => scope.dir).join(" or ")
-  missing.topics = [...topics].toSorted()
-  return yield* missing
-})
-
 export const recall = Command.make(
   "recall",
   {
     query: textArgument("words").pipe(
-      Argument.withDescription("Words every entry shown must hold, in any order (no quotes needed)"),
+      Argument.withDescription("Words to search for, no quotes needed: the entries sharing the most come first"),
       Argument.variadic()
     ),
     topic: textFlag("topic").pipe(
@@ -211,19 +173,12 @@ export const recall = Command.make(
   Effect.fn("mneme.recall")(function* (input) {
     const global = yield* mneme
     const out = yield* output
-    const store = yield* MemoryStore.MemoryStore
-    const scopes = input.team ? [Scope.team] : [Scope.own(global.agent), Scope.team]
-    const topic = Option.isSome(input.topic) ? yield* topicIn(input.topic.value, scopes) : undefined
-    const view = yield* store.view(global.agent)
-    const words = Text.sameKey(input.query.join(" "))
-      .split(" ")
-      .filter((word) => word !== "")
-    const entries = view.entries.filter(
-      (entry) =>
-        (!input.team || entry.scope === "team") &&
-        (topic === undefined || entry.topic === topic) &&
-        words.every((word) => Text.sameKey(entry.text).includes(word))
-    )
+    const { entries } = yield* MemoryRecall.recall({
+      agentId: global.agent,
+      query: input.query.join(" "),
+      topic: Option.getOrUndefined(input.topic),
+      teamOnly: input.team
+    })
     if (out.json) {
       return yield* printJson({
         agent: global.agent,
@@ -252,6 +207,7 @@ export const recall = Command.make(
   }, withMemory)
 ).pipe(
   Command.withDescription(
-    "Search the agent's own and team memory for words (only team memory with --team), or read one topic"
+    "Search the agent's own and team memory for words, the most related entries first (only team memory with " +
+      "--team), or read one topic"
   )
 )

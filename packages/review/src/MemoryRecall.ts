@@ -1,0 +1,135 @@
+/**
+ * Recall (SPEC 7): searching an agent's own and team memory, every entry of both (topics included), or reading one
+ * topic whole, over the memory store. The agent's `recall` tool and `mneme recall` both call this one implementation;
+ * the ranking is `Recall.search` (pure): the entries sharing the most words with the query first (SPEC 4.3), then the
+ * newest, then as memory lists them.
+ */
+import { BadTopic, Entry, type MemoryFile, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
+import { Effect } from "effect"
+import type { StoredFile } from "./MemoryRoot.ts"
+import { MemoryStore, type ScopeView } from "./MemoryStore.ts"
+
+/** What to recall, and for which agent. */
+export interface Input {
+  readonly agentId: string
+  /** The words to search for; none, or only white space, for every entry (or the whole topic). */
+  readonly query?: string | undefined
+  /** Only this topic's entries, in the order of its file unless a query ranks them; the topic must exist. */
+  readonly topic?: string | undefined
+  /** Only team memory, not the agent's own. */
+  readonly teamOnly?: boolean | undefined
+}
+
+/** An entry recalled: where it is, its text, and its metadata. */
+export interface Found {
+  readonly scope: "own" | "team"
+  /** The topic, `undefined` for MEMORY.md. */
+  readonly topic: string | undefined
+  readonly text: string
+  readonly added: string | undefined
+  readonly by: string | undefined
+  readonly source: string | undefined
+}
+
+/** What recall found. */
+export interface Recalled {
+  /** The entries given, best first (a topic read whole: in the order of its file). */
+  readonly entries: ReadonlyArray<Found>
+  /** Whether more entries match than the limits let in. */
+  readonly more: boolean
+  /** The topic read, its name cleaned; `undefined` for a search of all memory. */
+  readonly topic: string | undefined
+}
+
+/** A file's entries as search candidates, with the scope and topic they were made for. */
+interface FileCandidates {
+  readonly side: "own" | "team"
+  readonly topic: string | undefined
+  readonly entries: ReadonlyArray<Recall.Candidate>
+}
+
+/**
+ * Each file's candidates by its parse: the store keeps an unchanged file's parse, so a search of unchanged memory makes
+ * none again (thousands of entries a call otherwise), and the ranking meets the same entries each time.
+ */
+const made = new WeakMap<MemoryFile.Parsed, FileCandidates>()
+
+/** The candidates of one file of a scope. */
+const candidatesOf = (side: "own" | "team", file: StoredFile): ReadonlyArray<Recall.Candidate> => {
+  const known = made.get(file.parsed)
+  if (known !== undefined && known.side === side && known.topic === file.topic) return known.entries
+  const entries = file.parsed.entries.map((entry) => ({
+    scope: side,
+    topic: file.topic,
+    text: entry.text,
+    meta: entry.meta
+  }))
+  made.set(file.parsed, { side, topic: file.topic, entries })
+  return entries
+}
+
+/** The entries of a scope as search candidates, MEMORY.md first, then its topics by name. */
+const candidates = (stored: ScopeView): Array<Recall.Candidate> =>
+  stored.files.flatMap((file) => candidatesOf(Scope.side(stored.scope), file))
+
+const found = (entry: Recall.Candidate): Found => ({
+  scope: entry.scope,
+  topic: entry.topic,
+  text: entry.text,
+  added: Entry.metaValue(entry.meta, "added"),
+  by: Entry.metaValue(entry.meta, "by"),
+  source: Entry.metaValue(entry.meta, "source")
+})
+
+/** The topic name of a topic file's path (`agents/ada/travel.md` → `travel`). */
+const topicOfPath = (file: string) => (file.split("/").pop() ?? "").slice(0, -".md".length)
+
+/**
+ * The topic `given` names in the scopes read: its cleaned name; BadTopic when it cannot be a topic name, NoSuchTopic
+ * (with the topics there are) when no scope has it, the storage's error when its file could not be read.
+ */
+const topicIn = (
+  given: string,
+  scopes: ReadonlyArray<ScopeView>
+): Effect.Effect<string, BadTopic | NoSuchTopic | StorageError> => {
+  const name = Topic.clean(given)
+  if (name === undefined) return Effect.fail(new BadTopic({ topic: given }))
+  const unreadable = scopes.flatMap((scope) => scope.unreadable).find((file) => topicOfPath(file.file) === name)
+  if (unreadable !== undefined) return Effect.fail(unreadable.error)
+  const topics = new Set(
+    scopes.flatMap((scope) => [
+      ...scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic])),
+      ...scope.unreadable.map((file) => topicOfPath(file.file))
+    ])
+  )
+  return topics.has(name)
+    ? Effect.succeed(name)
+    : Effect.fail(
+        new NoSuchTopic({
+          topic: name,
+          where: scopes.map((scope) => scope.dir).join(" or "),
+          topics: [...topics].toSorted()
+        })
+      )
+}
+
+/**
+ * Recalls what `input` asks for: with a topic, that topic's entries (own and team, or team only), all of them in the
+ * order of their file when there is no query; otherwise the entries of every file of both scopes that match the
+ * query, best first, within `limits` (unlimited by default).
+ */
+export const recall = Effect.fn("MemoryRecall.recall")(function* (
+  input: Input,
+  limits: Recall.Limits = Recall.unlimited
+): Effect.fn.Return<Recalled, BadTopic | NoSuchTopic | StorageError, MemoryStore> {
+  const store = yield* MemoryStore
+  const wanted = input.teamOnly === true ? [Scope.team] : [Scope.own(input.agentId), Scope.team]
+  const scopes = yield* Effect.forEach(wanted, (scope) => store.load(scope), { concurrency: "unbounded" })
+  const topic = input.topic === undefined ? undefined : yield* topicIn(input.topic, scopes)
+  const all = scopes.flatMap(candidates)
+  const entries = topic === undefined ? all : all.filter((entry) => entry.topic === topic)
+  const query = input.query ?? ""
+  if (topic !== undefined && query.trim() === "") return { entries: entries.map(found), more: false, topic }
+  const searched = Recall.search(entries, query, limits)
+  return { entries: searched.entries.map(found), more: searched.more, topic }
+})
