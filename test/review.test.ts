@@ -369,7 +369,8 @@ describe("reading", () => {
       yield* Kit.append(...Array.from({ length: 100 }, (_, i) => ({ who: "user" as const, text: `line ${i + 1}` })))
       yield* (yield* ReviewState.ReviewState).setCursor(Kit.key, 95)
       yield* Kit.turn()
-      assert.strictEqual(yield* host.pulled(Kit.conversation), 9)
+      // From the cursor on: lines 96–100, the newest line again (a user line ends the search for one), and 92–95.
+      assert.strictEqual(yield* host.pulled(Kit.conversation), 10)
       const [request] = (yield* Kit.requests).map((r) => r.request)
       assert.include(context(request!), `"line 92"`)
       assert.notInclude(request!, `"line 91"`)

@@ -17,6 +17,14 @@ export class Transcript extends Context.Service<
      * quoted memory carries its `kind` (`Lines.Kind`): the review never keeps what such a line says.
      */
     readonly newestFirst: (conversationId: string) => Stream.Stream<Lines.Line, TranscriptError>
+    /**
+     * Optional, with `newestUpTo`: the lines after `cursor` (`seq` greater), oldest first. A review with many lines
+     * behind it then reads one review's worth from its cursor instead of every line back to it, so reviewing a long
+     * backlog takes time in proportion to it. A host that can seek in its log gives both.
+     */
+    readonly oldestAfter?: (conversationId: string, cursor: number) => Stream.Stream<Lines.Line, TranscriptError>
+    /** Optional, with `oldestAfter`: the lines up to `seq` (included), newest first. */
+    readonly newestUpTo?: (conversationId: string, seq: number) => Stream.Stream<Lines.Line, TranscriptError>
     /** The agent that owns a conversation. */
     readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>
     /** The source an entry learned from a line cites (by default `<conversationId> #<seq>`). */

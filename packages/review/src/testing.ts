@@ -196,18 +196,36 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
           ? Effect.fail(new TranscriptError({ reason: `no conversation ${JSON.stringify(conversationId)}` }))
           : Effect.succeed(conversation)
       })
-    const newestFirst = (conversationId: string): Stream.Stream<Lines.Line, TranscriptError> =>
+    /** The lines of a conversation, from the one at `from` on (oldest first) or down to it (newest first). */
+    const lines = (
+      conversationId: string,
+      pick: (lines: ReadonlyArray<Lines.Line>) => Iterable<Lines.Line>
+    ): Stream.Stream<Lines.Line, TranscriptError> =>
       Stream.unwrap(
         Effect.map(find(conversationId), (conversation) =>
           conversation.broken !== undefined
             ? Stream.fail(new TranscriptError({ reason: conversation.broken }))
-            : Stream.fromIterable([...conversation.lines].reverse(), { chunkSize: 1 }).pipe(
+            : Stream.fromIterable(pick(conversation.lines), { chunkSize: 1 }).pipe(
                 Stream.tap(() => update(conversationId, (c) => ({ ...c, pulled: c.pulled + 1 })))
               )
         )
       )
+    /** The index of the first line whose seq is above `seq` (the lines are in seq order). */
+    const after = (all: ReadonlyArray<Lines.Line>, seq: number) => {
+      let low = 0
+      let high = all.length
+      while (low < high) {
+        const middle = (low + high) >>> 1
+        if (all[middle]!.seq <= seq) low = middle + 1
+        else high = middle
+      }
+      return low
+    }
+    const newestFirst = (conversationId: string) => lines(conversationId, (all) => all.toReversed())
     const transcript = Transcript.of({
       newestFirst,
+      oldestAfter: (conversationId, cursor) => lines(conversationId, (all) => all.slice(after(all, cursor))),
+      newestUpTo: (conversationId, seq) => lines(conversationId, (all) => all.slice(0, after(all, seq)).reverse()),
       agentOf: (conversationId) => Effect.map(find(conversationId), (conversation) => conversation.agentId),
       anchor: (conversationId, seq) => Effect.succeed(defaultAnchor(conversationId, seq))
     })

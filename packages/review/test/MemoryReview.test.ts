@@ -1,7 +1,8 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type Lines, MemoryConfig, MemoryFile, ModelError, Scope, Text } from "@mneme/core"
+import { Lines, MemoryConfig, MemoryFile, ModelError, Scope, Text } from "@mneme/core"
 import { Effect, Exit, Layer, Metric, Stream } from "effect"
+import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { Agents } from "../src/Agents.ts"
 import * as Apply from "../src/internal/reviewApply.ts"
@@ -32,11 +33,36 @@ const transcript = (n: number, users: ReadonlyArray<number>) => {
 
 const seqs = (lines: ReadonlyArray<Lines.Line>) => lines.map((line) => line.seq)
 
+/** Reads a conversation whose transcript gives only `newestFirst` (the stream given). */
+const readBack = (
+  stream: Stream.Stream<Lines.Line>,
+  cursor: number | undefined,
+  given: { readonly firstReviewLines: number; readonly contextLines: number }
+) =>
+  read(
+    {
+      newestFirst: () => stream,
+      agentOf: () => Effect.succeed("a1"),
+      anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
+    },
+    "c1",
+    cursor,
+    { ...MemoryConfig.defaults, ...given }
+  )
+
+/** What reading found, when `fresh` are all the new lines. */
+const readAll = (context: ReadonlyArray<Lines.Line>, fresh: ReadonlyArray<Lines.Line>) => ({
+  context,
+  fresh,
+  newest: fresh.at(-1)?.seq,
+  newestUser: fresh.findLast(Lines.isUserWords)?.seq
+})
+
 describe("reading", () => {
   it.effect("with a cursor: the lines after it, and up to 4 before as context", () =>
     Effect.gen(function* () {
       const t = transcript(30, [28])
-      const got = yield* read(t.stream, 25, settings)
+      const got = yield* readBack(t.stream, 25, settings)
       assert.deepStrictEqual(seqs(got.fresh), [26, 27, 28, 29, 30])
       assert.deepStrictEqual(seqs(got.context), [22, 23, 24, 25])
       assert.strictEqual(t.pulled.length, 9)
@@ -45,7 +71,7 @@ describe("reading", () => {
 
   it.effect("a cursor at the newest line: nothing new", () =>
     Effect.gen(function* () {
-      const got = yield* read(transcript(5, [1]).stream, 5, settings)
+      const got = yield* readBack(transcript(5, [1]).stream, 5, settings)
       assert.deepStrictEqual(seqs(got.fresh), [])
       assert.deepStrictEqual(seqs(got.context), [2, 3, 4, 5])
     })
@@ -54,7 +80,7 @@ describe("reading", () => {
   it.effect("a first review: the last 6 lines when they hold a user line", () =>
     Effect.gen(function* () {
       const t = transcript(30, [27])
-      const got = yield* read(t.stream, undefined, settings)
+      const got = yield* readBack(t.stream, undefined, settings)
       assert.deepStrictEqual(seqs(got.fresh), [25, 26, 27, 28, 29, 30])
       assert.deepStrictEqual(seqs(got.context), [21, 22, 23, 24])
       assert.strictEqual(t.pulled.length, 10)
@@ -63,7 +89,7 @@ describe("reading", () => {
 
   it.effect("a first review: extended back to the newest user line", () =>
     Effect.gen(function* () {
-      const got = yield* read(transcript(30, [3, 20]).stream, undefined, settings)
+      const got = yield* readBack(transcript(30, [3, 20]).stream, undefined, settings)
       assert.deepStrictEqual(seqs(got.fresh), [20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30])
       assert.deepStrictEqual(seqs(got.context), [16, 17, 18, 19])
     })
@@ -71,8 +97,8 @@ describe("reading", () => {
 
   it.effect("a first review of a short transcript, or of one without a user line, reads it all", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual(seqs((yield* read(transcript(3, [1]).stream, undefined, settings)).fresh), [1, 2, 3])
-      const none = yield* read(transcript(12, []).stream, undefined, settings)
+      assert.deepStrictEqual(seqs((yield* readBack(transcript(3, [1]).stream, undefined, settings)).fresh), [1, 2, 3])
+      const none = yield* readBack(transcript(12, []).stream, undefined, settings)
       assert.strictEqual(none.fresh.length, 12)
       assert.deepStrictEqual(none.context, [])
     })
@@ -81,7 +107,7 @@ describe("reading", () => {
   it.effect("no context lines when none are wanted", () =>
     Effect.gen(function* () {
       const t = transcript(30, [30])
-      const got = yield* read(t.stream, 27, { firstReviewLines: 6, contextLines: 0 })
+      const got = yield* readBack(t.stream, 27, { firstReviewLines: 6, contextLines: 0 })
       assert.deepStrictEqual(seqs(got.fresh), [28, 29, 30])
       assert.deepStrictEqual(got.context, [])
       assert.strictEqual(t.pulled.length, 4)
@@ -91,19 +117,106 @@ describe("reading", () => {
 
 const line = (seq: number, who: Lines.Line["who"], text = `line ${seq}`): Lines.Line => ({ seq, who, text })
 
+describe("reading from the cursor, where the transcript can (issue 11)", () => {
+  /** A transcript over `lines` that gives only `newestFirst`, or every read. */
+  const over = (lines: ReadonlyArray<Lines.Line>, seeks: boolean): Transcript["Service"] => {
+    const newestFirst = () => Stream.fromIterable(lines.toReversed())
+    const base = {
+      newestFirst,
+      agentOf: () => Effect.succeed("a1"),
+      anchor: (id: string, seq: number) => Effect.succeed(`${id} #${seq}`)
+    }
+    return seeks
+      ? {
+          ...base,
+          oldestAfter: (_, cursor) => Stream.fromIterable(lines.filter((line) => line.seq > cursor)),
+          newestUpTo: (_, seq) => Stream.fromIterable(lines.filter((line) => line.seq <= seq).toReversed())
+        }
+      : base
+  }
+
+  const arbitraryLine = fc.record({
+    gap: fc.integer({ min: 1, max: 3 }),
+    who: fc.constantFrom<Lines.Line["who"]>("user", "agent", "other"),
+    kind: fc.option(fc.constantFrom<Lines.Kind>("tool-call", "tool-result", "memory"), { freq: 4, nil: undefined }),
+    size: fc.integer({ min: 1, max: 2_500 })
+  })
+
+  it("property: the plan is the same as when every line back to the cursor is read", () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.array(arbitraryLine, { maxLength: 60 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 200, max: 6_000 }),
+        async (made, cursorAt, budget) => {
+          let seq = 0
+          const lines = made.map(({ gap, who, kind, size }): Lines.Line => {
+            seq += gap
+            return {
+              seq,
+              who,
+              ...(who === "other" ? { name: "Bo" } : {}),
+              ...(kind === undefined ? {} : { kind }),
+              text: `${who} ${seq} ` + "word ".repeat(size / 5)
+            }
+          })
+          const cursor = Math.min(cursorAt, seq)
+          const settings = { ...MemoryConfig.defaults, newLinesBudget: budget, contextLines: 3 }
+          const [back, on] = await Effect.runPromise(
+            Effect.all([
+              read(over(lines, false), "c1", cursor, settings),
+              read(over(lines, true), "c1", cursor, settings)
+            ])
+          )
+          assert.deepStrictEqual(plan(on, cursor, settings), plan(back, cursor, settings))
+        }
+      ),
+      { numRuns: 500 }
+    ))
+
+  it.effect("a review far behind reads one review's worth of lines, however many follow", () =>
+    Effect.gen(function* () {
+      const pulled: Array<number> = []
+      const lines = Array.from({ length: 10_000 }, (_, i): Lines.Line => ({
+        seq: i + 1,
+        who: i % 2 === 0 ? "user" : "agent",
+        text: `line ${i + 1} ` + "word ".repeat(40)
+      }))
+      const counted = (stream: Stream.Stream<Lines.Line>) =>
+        stream.pipe(Stream.tap((line) => Effect.sync(() => pulled.push(line.seq))))
+      const transcript: Transcript["Service"] = {
+        newestFirst: () => counted(Stream.fromIterable(lines.toReversed())),
+        oldestAfter: (_, cursor) => counted(Stream.fromIterable(lines.slice(cursor))),
+        newestUpTo: (_, seq) => counted(Stream.fromIterable(lines.slice(0, seq).toReversed())),
+        agentOf: () => Effect.succeed("a1"),
+        anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
+      }
+      const settings = { ...MemoryConfig.defaults, contextLines: 4 }
+      const got = plan(yield* read(transcript, "c1", 100, settings), 100, settings)
+      assert.strictEqual(got._tag, "Ask")
+      if (got._tag !== "Ask") return
+      assert.strictEqual(got.lines[0]?.seq, 101)
+      assert.isTrue(got.moreFollow)
+      assert.deepStrictEqual(got.position, { cursor: 100, newestUserSeq: 9_999 })
+      // The lines one review takes and the one after, the newest two, and four of context: nowhere near 10,000.
+      assert.strictEqual(pulled.length, got.lines.length + 1 + 2 + 4)
+    })
+  )
+})
+
 describe("planning a review", () => {
   const settings = MemoryConfig.defaults
 
   it("nothing new, no user line (passed at once), or the lines to ask about within the budget", () => {
-    assert.deepStrictEqual(plan({ context: [], fresh: [] }, 5, settings), { _tag: "NothingNew" })
-    assert.deepStrictEqual(plan({ context: [], fresh: [line(6, "agent"), line(7, "other")] }, 5, settings), {
+    assert.deepStrictEqual(plan(readAll([], []), 5, settings), { _tag: "NothingNew" })
+    assert.deepStrictEqual(plan(readAll([], [line(6, "agent"), line(7, "other")]), 5, settings), {
       _tag: "NoUserLine",
       last: 7,
       moreFollow: false
     })
     const context = [line(4, "user")]
     const fresh = [line(6, "user", "a".repeat(10)), line(7, "agent"), line(8, "user", "b".repeat(10))]
-    assert.deepStrictEqual(plan({ context, fresh }, undefined, { ...settings, newLinesBudget: 17 }), {
+    assert.deepStrictEqual(plan(readAll(context, fresh), undefined, { ...settings, newLinesBudget: 17 }), {
       _tag: "Ask",
       context,
       lines: fresh.slice(0, 2),
@@ -132,7 +245,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
       marked(8, "agent", "memory", "## Long-term memory"),
       line(9, "agent", "You like green tea.")
     ]
-    assert.deepStrictEqual(plan({ context: [], fresh }, 5, settings), {
+    assert.deepStrictEqual(plan(readAll([], fresh), 5, settings), {
       _tag: "NoUserLine",
       last: 9,
       moreFollow: false
@@ -147,7 +260,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
       line(9, "agent", "Green tea."),
       marked(10, "agent", "tool-call", '{"tool":"remember","text":"The user asked twice"}')
     ]
-    const planned = plan({ context: [], fresh }, 5, settings)
+    const planned = plan(readAll([], fresh), 5, settings)
     assert.strictEqual(planned._tag, "Ask")
     if (planned._tag !== "Ask") return
     assert.deepStrictEqual(seqs(planned.lines), [6, 9])
@@ -162,7 +275,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
         line(1, "user", "I moved to Lyon"),
         ...Array.from({ length: 8 }, (_, i) => marked(i + 2, "user", "tool-result", `result ${i}`))
       ]
-      const got = yield* read(Stream.fromIterable(lines.toReversed()), undefined, {
+      const got = yield* readBack(Stream.fromIterable(lines.toReversed()), undefined, {
         firstReviewLines: 6,
         contextLines: 4
       })

@@ -138,7 +138,7 @@ const attempt = Effect.fnUntraced(function* (
   if (agent === undefined) return { _tag: "AgentGone", ...common(conversationId, found, nothingYet) }
   const cursor = yield* state.cursor(key).pipe(halt(found))
   const at: Where = { ...found, cursor }
-  const read = yield* Read.read(transcript.newestFirst(conversationId), cursor, settings).pipe(halt(at))
+  const read = yield* Read.read(transcript, conversationId, cursor, settings).pipe(halt(at))
   const plan = Read.plan(read, cursor, settings)
   if (plan._tag === "NothingNew") return { _tag: "NothingNew", ...common(conversationId, at, nothingYet) }
   if (plan._tag === "NoUserLine") {
