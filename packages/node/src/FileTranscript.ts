@@ -141,13 +141,33 @@ export interface Options {
   readonly agentId: string
 }
 
-/** The `Transcript` and `Agents` ports over one conversation's lines and its one agent. */
+/**
+ * The `Transcript` and `Agents` ports over one conversation's lines and its one agent; the transcript reads from a
+ * cursor too, so reviewing a long file to its end takes time in proportion to it.
+ */
 export const layer = (options: Options): Layer.Layer<Transcript.Transcript | Agents.Agents> => {
-  // Read from the last line back as the review pulls them, without a reversed copy of a long transcript.
-  const newestFirst = {
+  const { lines } = options
+  /** The lines from index `from` on, oldest first, or down from index `from - 1`, newest first: no copy. */
+  const forward = (from: number): Iterable<Lines.Line> => ({
     *[Symbol.iterator]() {
-      for (let i = options.lines.length - 1; i >= 0; i--) yield options.lines[i]!
+      for (let i = from; i < lines.length; i++) yield lines[i]!
     }
+  })
+  const backward = (before: number): Iterable<Lines.Line> => ({
+    *[Symbol.iterator]() {
+      for (let i = before - 1; i >= 0; i--) yield lines[i]!
+    }
+  })
+  /** The index of the first line whose seq is above `seq` (the lines are in seq order). */
+  const after = (seq: number) => {
+    let low = 0
+    let high = lines.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (lines[middle]!.seq <= seq) low = middle + 1
+      else high = middle
+    }
+    return low
   }
   const unknown = (conversationId: string) =>
     new TranscriptError({ reason: `no conversation ${JSON.stringify(conversationId)} in this transcript file` })
@@ -155,7 +175,15 @@ export const layer = (options: Options): Layer.Layer<Transcript.Transcript | Age
     Layer.succeed(Transcript.Transcript)({
       newestFirst: (conversationId) =>
         conversationId === options.conversationId
-          ? Stream.fromIterable(newestFirst)
+          ? Stream.fromIterable(backward(lines.length))
+          : Stream.fail(unknown(conversationId)),
+      oldestAfter: (conversationId, cursor) =>
+        conversationId === options.conversationId
+          ? Stream.fromIterable(forward(after(cursor)))
+          : Stream.fail(unknown(conversationId)),
+      newestUpTo: (conversationId, seq) =>
+        conversationId === options.conversationId
+          ? Stream.fromIterable(backward(after(seq)))
           : Stream.fail(unknown(conversationId)),
       agentOf: (conversationId) =>
         conversationId === options.conversationId

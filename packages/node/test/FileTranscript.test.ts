@@ -86,6 +86,37 @@ describe("FileTranscript.layer", () => {
     }).pipe(Effect.provide(ports))
   )
 
+  it.effect("reads from a cursor: the lines after it oldest first, and the lines up to a seq newest first", () =>
+    Effect.gen(function* () {
+      const transcript = yield* Transcript.Transcript
+      const seqs = (stream: Stream.Stream<{ readonly seq: number }, unknown>) =>
+        Effect.map(Stream.runCollect(stream), (read) => read.map((line) => line.seq))
+      const { oldestAfter, newestUpTo } = transcript
+      if (oldestAfter === undefined || newestUpTo === undefined) return assert.fail("the file transcript seeks")
+      assert.deepStrictEqual(yield* seqs(oldestAfter("chat", 0)), [2, 5, 9])
+      assert.deepStrictEqual(yield* seqs(oldestAfter("chat", 2)), [5, 9])
+      assert.deepStrictEqual(yield* seqs(oldestAfter("chat", 3)), [5, 9])
+      assert.deepStrictEqual(yield* seqs(oldestAfter("chat", 9)), [])
+      assert.deepStrictEqual(yield* seqs(newestUpTo("chat", 9)), [9, 5, 2])
+      assert.deepStrictEqual(yield* seqs(newestUpTo("chat", 8)), [5, 2])
+      assert.deepStrictEqual(yield* seqs(newestUpTo("chat", 1)), [])
+      const other = yield* Effect.flip(Stream.runCollect(oldestAfter("elsewhere", 0)))
+      assert.strictEqual(other._tag, "TranscriptError")
+    }).pipe(
+      Effect.provide(
+        FileTranscript.layer({
+          lines: [
+            { seq: 2, who: "user", text: "a" },
+            { seq: 5, who: "agent", text: "b" },
+            { seq: 9, who: "user", text: "c" }
+          ],
+          conversationId: "chat",
+          agentId: "ada"
+        })
+      )
+    )
+  )
+
   it.live("reads a file, and names a conversation after the file", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
