@@ -301,10 +301,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       const absolute = path.join(folder, name)
       const gone = sameHost(self, owner.host)
         ? owner.pid === self.pid || !(yield* platform.isAlive(owner.pid))
-        : yield* Effect.map(Effect.option(fs.lstat(absolute)), (info) =>
+        : yield* Effect.map(Effect.all([Effect.option(fs.lstat(absolute)), held.takenAt]), ([info, takenAt]) =>
             Option.match(
               Option.flatMap(info, (info) => info.mtime),
-              { onNone: () => false, onSome: (mtime) => mtime.getTime() < held.takenAt - lock.lease }
+              { onNone: () => false, onSome: (mtime) => mtime.getTime() < takenAt - lock.lease }
             )
           )
       if (gone) yield* Effect.ignore(fs.remove(absolute, { force: true }))
@@ -395,6 +395,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const withJournal = <A>(
     real: string,
     change: (journal: {
+      /** Opens the journal, if not open yet (`append` does too). */
+      readonly open: Effect.Effect<void, StorageError>
       readonly append: (lines: ReadonlyArray<JournalLine>) => Effect.Effect<void, StorageError>
       readonly undo: Effect.Effect<void>
     }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
@@ -449,7 +451,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
                 )
               )
         )
-        return yield* change({ append, undo }).pipe(Effect.onError(() => removeIfNewAndEmpty))
+        return yield* change({
+          open: Effect.suspend(() => (opened === undefined ? Effect.asVoid(run(open)) : Effect.void)),
+          append,
+          undo
+        }).pipe(Effect.onError(() => removeIfNewAndEmpty))
       })
     )
 
@@ -574,7 +580,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           // The files are written aside while the lock is checked and the journal appended: nothing is in place
           // until every part is, and nothing is appended unless the lock is still this writer's.
           yield* Effect.all(
-            [prepare, Effect.andThen(held.check, lines.length > 0 ? journal.append(lines) : Effect.void)],
+            [
+              prepare,
+              lines.length === 0
+                ? held.check
+                : Effect.andThen(Effect.all([held.check, journal.open], { concurrency: 2 }), journal.append(lines))
+            ],
             {
               concurrency: 2,
               discard: true

@@ -47,8 +47,11 @@ const unfilledGrace = 1_000
 export interface Held {
   /** Fails with `Busy` when the lock is no longer this hold's (taken away after the lease ran out). */
   readonly check: Effect.Effect<void, StorageError>
-  /** The lock's change time on disk when it was taken, epoch ms (to judge leftovers by the file system's clock). */
-  readonly takenAt: number
+  /**
+   * The lock's change time on disk when it was taken, epoch ms (to judge leftovers by the file system's clock): looked
+   * up the first time it is asked for, which is rarely (a leftover of another host).
+   */
+  readonly takenAt: Effect.Effect<number>
 }
 
 /** The writer lock of one root. */
@@ -228,13 +231,13 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
 
   const heldFor = (token: string): Effect.Effect<Held> =>
     Effect.gen(function* () {
-      const info = yield* Effect.option(fs.lstat(lockFile))
-      const takenAt = Option.match(
-        Option.flatMap(info, (info) => info.mtime),
-        {
-          onNone: () => 0,
-          onSome: (date) => date.getTime()
-        }
+      const takenAt = yield* Effect.cached(
+        Effect.map(Effect.option(fs.lstat(lockFile)), (info) =>
+          Option.match(
+            Option.flatMap(info, (info) => info.mtime),
+            { onNone: () => 0, onSome: (date) => date.getTime() }
+          )
+        )
       )
       const check = tokenNow.pipe(
         Effect.catch(() => Effect.succeed(undefined)),
