@@ -16,7 +16,16 @@ export interface Session {
   readonly agentId: string
   /** The section's text: the same bytes for the whole session, whatever memory becomes meanwhile. */
   readonly section: string
+  /**
+   * The entries of both MEMORY.md files when the section was frozen: the memory tools, given the session
+   * (`MemoryTools.withTurn`), tell the agent what has changed in them since.
+   */
+  readonly entries: { readonly own: ReadonlyArray<string>; readonly team: ReadonlyArray<string> }
 }
+
+/** The texts of the entries of a scope's MEMORY.md. */
+export const memoryEntries = (stored: ScopeView): ReadonlyArray<string> =>
+  stored.files.find((file) => file.topic === undefined)?.parsed.entries.map((entry) => entry.text) ?? []
 
 /** A scope's MEMORY.md and its topics' sizes, as the section shows them. */
 const memoryOf = (stored: ScopeView): MemorySection.Memory => {
@@ -56,7 +65,8 @@ const make = Effect.gen(function* () {
   // that has not changed is not masked and rendered again.
   const rendered = new WeakMap<MemoryFile.Parsed, Rendered>()
 
-  const section = Effect.fn("MemoryPrompt.section")(function* (agentId: string) {
+  /** The agent's section as memory is now, and the scopes it was rendered from. */
+  const render = Effect.fnUntraced(function* (agentId: string) {
     const [own, team] = yield* Effect.all([store.load(Scope.own(agentId)), store.load(Scope.team)], {
       concurrency: "unbounded"
     })
@@ -69,15 +79,24 @@ const make = Effect.gen(function* () {
     const sizes = sizesOf(input)
     const last = rendered.get(input.own.parsed)
     if (last?.team === input.team.parsed && last.mayWriteTeam === input.mayWriteTeam && last.sizes === sizes) {
-      return last.text
+      return { text: last.text, own, team }
     }
     const text = MemorySection.render(input, settings)
     rendered.set(input.own.parsed, { team: input.team.parsed, mayWriteTeam: input.mayWriteTeam, sizes, text })
-    return text
+    return { text, own, team }
+  })
+
+  const section = Effect.fn("MemoryPrompt.section")(function* (agentId: string) {
+    return (yield* render(agentId)).text
   })
 
   const session = Effect.fn("MemoryPrompt.session")(function* (agentId: string) {
-    const session: Session = { agentId, section: yield* section(agentId) }
+    const { text, own, team } = yield* render(agentId)
+    const session: Session = {
+      agentId,
+      section: text,
+      entries: Object.freeze({ own: memoryEntries(own), team: memoryEntries(team) })
+    }
     return Object.freeze(session)
   })
 

@@ -7,7 +7,9 @@
  *
  * The host says whose turn it is: the tools act for the agent of the `CurrentTurn` the host provides around a turn
  * (`withTurn(agentId)`), and a turn's tools make at most `toolWritesPerTurn` writes. A turn is one handle: what runs
- * under one `withTurn` (or one `startTurn` given to `call`) shares its count of writes.
+ * under one `withTurn` (or one `startTurn` given to `call`) shares its count of writes. A turn given the session whose
+ * frozen memory section the agent's prompt shows (`MemoryPrompt.session`) has every result say what has changed in
+ * either MEMORY.md since that section was frozen (`meanwhile`), so the agent knows where its prompt is out of date.
  */
 import {
   type BadTopic,
@@ -29,6 +31,7 @@ import { type AiError, Tool, Toolkit } from "effect/ai"
 import type * as JsonSchema from "effect/JsonSchema"
 import { Agents } from "./Agents.ts"
 import * as MemoryRecall from "./MemoryRecall.ts"
+import { memoryEntries, type Session } from "./MemoryPrompt.ts"
 import { MemoryStore } from "./MemoryStore.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -41,6 +44,8 @@ export interface Turn {
   readonly source: string | undefined
   /** How many writes (`remember`, `forget`) this turn's tools have made. */
   readonly writes: Ref.Ref<number>
+  /** The session whose memory section the agent's prompt shows, if the host gives it. */
+  readonly session: Session | undefined
 }
 
 /** The turn the memory tools act in; the host provides it around each turn (`withTurn`). */
@@ -50,11 +55,13 @@ export class CurrentTurn extends Context.Service<CurrentTurn, Turn>()("@mneme/re
 export interface TurnOptions {
   /** What entries the agent adds in this turn cite as their source, such as `Transcript.defaultAnchor(id, seq)`. */
   readonly source?: string | undefined
+  /** The session whose memory section the agent's prompt shows: results then say what has changed since. */
+  readonly session?: Session | undefined
 }
 
 /** A new turn of `agentId`, with no writes yet. */
 export const startTurn = (agentId: string, options: TurnOptions = {}): Effect.Effect<Turn> =>
-  Effect.map(Ref.make(0), (writes) => ({ agentId, source: options.source, writes }))
+  Effect.map(Ref.make(0), (writes) => ({ agentId, source: options.source, writes, session: options.session }))
 
 /** Runs `effect` as one turn of `agentId`: the memory tools it calls act for that agent and share one count of writes. */
 export const withTurn =
@@ -105,7 +112,9 @@ const teamParameter = optional(Schema.Boolean).annotate({
 /** What `remember` and `forget` answer: whether memory changed, and how, with the file's size against its limit. */
 export const Changed = Schema.Struct({
   changed: Schema.Boolean,
-  message: Schema.String
+  message: Schema.String,
+  /** What has changed in either MEMORY.md since the prompt's memory section was frozen, when it has. */
+  meanwhile: Schema.optionalKey(Schema.String)
 })
 
 /** An entry `recall` gives. */
@@ -120,7 +129,9 @@ export const Recalled = Schema.Struct({
 export const RecallResult = Schema.Struct({
   message: Schema.String,
   entries: Schema.Array(Recalled),
-  more: Schema.Boolean
+  more: Schema.Boolean,
+  /** What has changed in either MEMORY.md since the prompt's memory section was frozen, when it has. */
+  meanwhile: Schema.optionalKey(Schema.String)
 })
 
 /** `remember`: adds an entry, or replaces the one `replace` names. */
@@ -260,6 +271,48 @@ const recallMessage = (recalled: MemoryRecall.Recalled, query: string): string =
     : `${entries}${where} match${count === 1 ? "es" : ""} ${quote(query)}, the most related first`
 }
 
+/** The most entries `meanwhile` names of each file's gains and of its losses. */
+const meanwhileListed = 3
+
+/** The texts of `texts` not in `other` (as multisets, in order). */
+const missingFrom = (texts: ReadonlyArray<string>, other: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const left = new Map<string, number>()
+  for (const text of other) left.set(text, (left.get(text) ?? 0) + 1)
+  return texts.filter((text) => {
+    const count = left.get(text) ?? 0
+    if (count > 0) left.set(text, count - 1)
+    return count === 0
+  })
+}
+
+/**
+ * What has changed in both MEMORY.md files between `then` (the session's frozen section) and `now`, in a sentence
+ * (`undefined` when nothing has): the entries each file gained and lost, a few of each, masked by `mask`.
+ */
+export const changedSince = (
+  then: Session["entries"],
+  now: Session["entries"],
+  mask: (text: string) => string
+): string | undefined => {
+  const listed = (texts: ReadonlyArray<string>) =>
+    texts
+      .slice(0, meanwhileListed)
+      .map((text) => quote(mask(text)))
+      .join(", ") + (texts.length > meanwhileListed ? ` and ${Text.count(texts.length - meanwhileListed)} more` : "")
+  const parts = (["own", "team"] as const).flatMap((side) => {
+    const gained = missingFrom(now[side], then[side])
+    const lost = missingFrom(then[side], now[side])
+    const changes = [
+      ...(gained.length === 0 ? [] : [`gained ${listed(gained)}`]),
+      ...(lost.length === 0 ? [] : [`lost ${listed(lost)}`])
+    ]
+    return changes.length === 0 ? [] : [`${side === "own" ? "your" : "the team's"} MEMORY.md ${changes.join(" and ")}`]
+  })
+  return parts.length === 0
+    ? undefined
+    : `memory has changed since this conversation began (the memory section of your prompt shows it as it was then): ${parts.join("; ")}`
+}
+
 /**
  * The memory tools' handlers over the memory store, for the agent of the `CurrentTurn`; the host's `Agents` says
  * whether that agent may write team memory. The settings (the limits, `toolWritesPerTurn`, `recallResultsMax`,
@@ -272,6 +325,16 @@ export const layer = MemoryTools.toLayer(
     const settings = yield* MemoryConfig.MemoryConfig
     const limits = { resultsMax: settings.recallResultsMax, budget: settings.recallBudget }
     const mask = (text: string) => Lines.mask(text, settings)
+    /** What has changed since the current turn's session was frozen, if the host gave the session and anything has. */
+    const meanwhile = Effect.gen(function* () {
+      const { agentId, session } = yield* CurrentTurn
+      if (session === undefined) return {}
+      const [own, team] = yield* Effect.all([store.load(Scope.own(agentId)), store.load(Scope.team)], {
+        concurrency: "unbounded"
+      })
+      const changed = changedSince(session.entries, { own: memoryEntries(own), team: memoryEntries(team) }, mask)
+      return changed === undefined ? {} : { meanwhile: changed }
+    }).pipe(Effect.catch(() => Effect.succeed({})))
     const masked = (error: MemoryToolError) =>
       new MemoryToolError({
         reason: error.reason,
@@ -311,7 +374,7 @@ export const layer = MemoryTools.toLayer(
         return yield* refusal(new Denied({ reason: new TeamMemory({ agentId: agent.id }) }))
       }
       const outcome = yield* change(team ? Scope.team : Scope.own(turn.agentId), turn).pipe(Effect.mapError(refusal))
-      return { changed: outcome.changed, message: mask(outcome.message) }
+      return { changed: outcome.changed, message: mask(outcome.message), ...(yield* meanwhile) }
     })
 
     return MemoryTools.of({
@@ -344,7 +407,8 @@ export const layer = MemoryTools.toLayer(
         return {
           message: mask(recallMessage(recalled, query)),
           entries: recalled.entries.map((entry) => recalledEntry(entry, mask)),
-          more: recalled.more
+          more: recalled.more,
+          ...(yield* meanwhile)
         }
       }, Effect.mapError(masked))
     })

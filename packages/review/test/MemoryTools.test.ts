@@ -9,6 +9,7 @@ import { type MemoryConfig, Scope } from "@mneme/core"
 import { Effect, FileSystem, Layer, Path, Ref } from "effect"
 import { MemoryRoot } from "../src/MemoryRoot.ts"
 import { MemoryStore } from "../src/MemoryStore.ts"
+import * as MemoryPrompt from "../src/MemoryPrompt.ts"
 import * as MemoryTools from "../src/MemoryTools.ts"
 import * as Testing from "../src/testing.ts"
 
@@ -398,6 +399,56 @@ describe("one turn's writes", () => {
       assert.deepStrictEqual(count, { agentId: "ada", writes: 2 })
     }).pipe(Effect.provide(layer()))
   )
+})
+
+describe("what changed since the session's memory section was frozen", () => {
+  it.effect(
+    "every result given the session says what either MEMORY.md gained and lost since; none when nothing did",
+    () =>
+      Effect.gen(function* () {
+        yield* agents
+        const store = yield* MemoryStore
+        yield* store.add({ scope: Scope.own("ada"), text: "The user lives in Lyon", actor: "person" })
+        yield* store.add({ scope: Scope.team, text: "The team ships on Thursdays", actor: "person" })
+        const session = yield* (yield* MemoryPrompt.MemoryPrompt).session("ada")
+        assert.deepStrictEqual(session.entries, {
+          own: ["The user lives in Lyon"],
+          team: ["The team ships on Thursdays"]
+        })
+        const quiet = success<Recalled>(
+          yield* call("ada", "recall", { query: "Lyon" }, yield* MemoryTools.startTurn("ada", { session }))
+        )
+        assert.notProperty(quiet, "meanwhile")
+        // Meanwhile the review (or a person) changes memory underneath the frozen section.
+        yield* store.add({ scope: Scope.own("ada"), text: "The user moved to Kyoto", actor: "review" })
+        yield* store.remove({ scope: Scope.own("ada"), match: "Lyon", actor: "review" })
+        yield* store.add({ scope: Scope.team, text: "The team ships on Fridays now", actor: "person" })
+        const turn = yield* MemoryTools.startTurn("ada", { session })
+        const recalled = success<Recalled>(yield* call("ada", "recall", { query: "Kyoto" }, turn))
+        const expected =
+          "memory has changed since this conversation began (the memory section of your prompt shows it as it was " +
+          'then): your MEMORY.md gained "The user moved to Kyoto" and lost "The user lives in Lyon"; the team\'s ' +
+          'MEMORY.md gained "The team ships on Fridays now"'
+        assert.strictEqual(recalled.meanwhile, expected)
+        const remembered = success<Changed>(yield* call("ada", "remember", { text: "The user likes tea" }, turn))
+        assert.include(remembered.meanwhile, 'gained "The user moved to Kyoto", "The user likes tea"')
+        // The frozen section itself did not change, and a turn without the session says nothing of it.
+        assert.notInclude(session.section, "Kyoto")
+        const plain = success<Recalled>(yield* call("ada", "recall", { query: "Kyoto" }))
+        assert.notProperty(plain, "meanwhile")
+      }).pipe(Effect.provide(layer()))
+  )
+
+  it("names at most three entries of each change, masked, and counts the rest", () => {
+    const then = { own: ["a", "b"], team: [] }
+    const now = { own: ["b", "c", "d", "e", "f", "b"], team: [] }
+    assert.strictEqual(
+      MemoryTools.changedSince(then, now, (text) => text.toUpperCase()),
+      "memory has changed since this conversation began (the memory section of your prompt shows it as it was " +
+        'then): your MEMORY.md gained "C", "D", "E" and 2 more and lost "A"'
+    )
+    assert.isUndefined(MemoryTools.changedSince(then, { own: ["b", "a"], team: [] }, (text) => text))
+  })
 })
 
 describe("what a model may get wrong", () => {
