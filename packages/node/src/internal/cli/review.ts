@@ -6,25 +6,13 @@
  */
 import { type Answer, Lines, MemoryConfig, NotAFolder, Secret, StorageError, Text } from "@mneme/core"
 import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
-import {
-  Config,
-  ConfigProvider,
-  Console,
-  Effect,
-  FileSystem,
-  Layer,
-  Option,
-  Path,
-  Ref,
-  Schema,
-  SchemaIssue,
-  Stdio
-} from "effect"
+import { Console, Effect, FileSystem, Layer, Option, Path, Ref, Schema, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FileTranscript from "../../FileTranscript.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
-import * as ReplayModel from "../../ReplayModel.ts"
 import * as Txt from "../text.ts"
+import * as TranscriptIndex from "../transcriptIndex.ts"
+import { chooseModel } from "./model.ts"
 import {
   Exit,
   ExitCode,
@@ -73,72 +61,6 @@ export class TooManyCalls extends Schema.TaggedError<TooManyCalls>()("TooManyCal
     )
   }
 }
-
-/** What `review` says when no model is configured. */
-export const noModel =
-  "no model configured: pass --model replay:FILE to answer from recorded answers, or set MNEME_BASE_URL " +
-  "(with MNEME_MODEL and MNEME_API_KEY) or pass --model <URL> for an OpenAI-compatible server"
-
-const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** What is wrong with the model's settings, in words: the variable, and what is wrong with its value. */
-const configProblem = (error: Config.ConfigError): string => {
-  if (Schema.isSchemaError(error.cause)) {
-    const issue = formatIssue(error.cause.issue).issues[0]
-    const name = (issue?.path ?? []).map(String).join(".")
-    if (issue !== undefined && name !== "") return `${name}: ${Text.fold(issue.message)}`
-  }
-  return Text.fold(error.message)
-}
-
-/**
- * The review model `--model` asks for: recorded answers, a server URL, or the environment. Every message about the
- * server names the setting the way the person gave it: `--model` when the flag gave the URL, else `MNEME_BASE_URL`.
- */
-const chooseModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
-  const choice = Option.getOrUndefined(model)
-  if (choice?.startsWith("replay:")) {
-    const file = choice.slice("replay:".length)
-    if (file === "") return yield* new UsageError({ reason: "--model replay:FILE needs a file of recorded answers" })
-    return ReplayModel.layer(file)
-  }
-  if (choice !== undefined && !/^https?:\/\//i.test(choice)) {
-    return yield* new UsageError({
-      reason: `--model takes replay:FILE or a server URL (http://… or https://…), not ${JSON.stringify(choice)}`
-    })
-  }
-  if (choice !== undefined && !URL.canParse(choice)) {
-    return yield* new UsageError({
-      reason: `--model ${JSON.stringify(choice)} is not a valid URL: give the server's API root, e.g. http://127.0.0.1:11434/v1`
-    })
-  }
-  if (choice === undefined && Option.isNone(yield* Config.option(Config.String("MNEME_BASE_URL")))) {
-    return yield* new UsageError({ reason: noModel })
-  }
-  if (Option.isNone(yield* Config.option(Config.NonEmptyString("MNEME_MODEL")))) {
-    return yield* new UsageError({
-      reason:
-        choice === undefined
-          ? "set MNEME_MODEL to the name of the model the server should run"
-          : "set MNEME_MODEL to the name of the model the server of --model should run"
-    })
-  }
-  const env = yield* ConfigProvider.ConfigProvider
-  const provider =
-    choice === undefined ? env : ConfigProvider.orElse(ConfigProvider.fromUnknown({ MNEME_BASE_URL: choice }), env)
-  // Loaded only here: the HTTP client is most of the CLI's start-up time, and most commands need no server.
-  const OpenAiCompat = yield* Effect.promise(() => import("../../OpenAiCompat.ts"))
-  const settings = yield* OpenAiCompat.config
-    .parse(provider)
-    .pipe(
-      Effect.mapError(
-        (error) => new UsageError({ reason: `the model server is not configured: ${configProblem(error)}` })
-      )
-    )
-  return OpenAiCompat.layerReviewModel(
-    choice === undefined ? settings : { ...settings, names: { ...settings.names, baseUrl: "--model" } }
-  )
-})
 
 /**
  * The review model with the system and request text of each call printed to stderr before it is made, for a person
@@ -250,9 +172,6 @@ const without = (lines: ReadonlyArray<string>, other: ReadonlyArray<string>): Ar
 /** A line of the transcript as the output names it: `#12`, or "the start" before the first. */
 const at = (seq: number | undefined | null) => (seq === undefined || seq === null ? "the start" : `#${seq}`)
 
-/** The settings that split the new lines into reviews: the cut of each line, and the budget of one review. */
-type SplitSettings = Lines.CutSettings & Pick<MemoryConfig.Settings, "newLinesBudget">
-
 /** The model calls a review of the lines after a cursor needs, as far as they can be known before asking. */
 export interface Estimate {
   /** The last line of each call's lines, oldest first: one call each. */
@@ -266,37 +185,36 @@ export interface Estimate {
  * `Lines.fit`): each review reads as many of the new lines as fit in `newLinesBudget` characters of cut text (the
  * first always), and asks the model once when they hold a user line; lines with no user line after them are passed
  * without a call. An answer at its cap that changed something earns up to `extraPassesMax` more calls over the same
- * lines; those depend on the answers and are not counted here, so the run checks again between reviews.
+ * lines; those depend on the answers and are not counted here, so the run checks again between reviews. The lines
+ * are read from their index: their seqs, which are the user's own words, and their sizes cut as the review cuts them.
  */
-export const estimate = (lines: ReadonlyArray<Lines.Line>, cursor: number, settings: SplitSettings): Estimate => {
+export const estimate = (
+  lines: TranscriptIndex.Index,
+  cursor: number,
+  settings: Pick<MemoryConfig.Settings, "newLinesBudget">
+): Estimate => {
   const calls: Array<number> = []
   let characters = 0
-  const lastUser = lines.findLastIndex(Lines.isUserWords)
-  let start = lines.findIndex((line) => line.seq > cursor)
-  // The size of the line a review stopped before, which starts the next one.
-  let carried: number | undefined
-  while (start !== -1 && start < lines.length) {
+  let lastUser = lines.count - 1
+  while (lastUser >= 0 && !lines.userAt(lastUser)) lastUser--
+  let start = TranscriptIndex.after(lines, cursor)
+  while (start < lines.count) {
     if (start > lastUser) {
-      for (const line of lines.slice(start)) characters += Text.length(Lines.cut(line, settings))
+      for (let i = start; i < lines.count; i++) characters += lines.cutSizeAt(i)
       break
     }
     let used = 0
     let end = start
     let user = false
-    while (end < lines.length) {
-      const line = lines[end]!
-      const size = carried ?? Text.length(Lines.cut(line, settings))
-      carried = undefined
-      if (end > start && used + size > settings.newLinesBudget) {
-        carried = size
-        break
-      }
+    while (end < lines.count) {
+      const size = lines.cutSizeAt(end)
+      if (end > start && used + size > settings.newLinesBudget) break
       used += size
-      user ||= Lines.isUserWords(line)
+      user ||= lines.userAt(end)
       end++
     }
     characters += used
-    if (user) calls.push(lines[end - 1]!.seq)
+    if (user) calls.push(lines.seqAt(end - 1))
     start = end
   }
   return { calls, characters }
@@ -316,22 +234,22 @@ interface Run {
  */
 const reviewToEnd = Effect.fnUntraced(function* (
   conversationId: string,
-  lines: ReadonlyArray<Lines.Line>,
-  guard: { readonly maxCalls: number; readonly settings: SplitSettings },
+  lines: TranscriptIndex.Index,
+  guard: { readonly maxCalls: number; readonly settings: Pick<MemoryConfig.Settings, "newLinesBudget"> },
   onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
 ) {
   const review = yield* MemoryReview.MemoryReview
   const cursors = yield* ReviewState.ReviewState
   const key = MemoryReview.cursorKey(conversationId)
-  const first = lines[0]
-  const lastLine = lines.at(-1)?.seq ?? 0
+  const first = lines.count === 0 ? undefined : lines.seqAt(0)
+  const lastLine = lines.count === 0 ? 0 : lines.seqAt(lines.count - 1)
   const saved = yield* cursors.cursor(key)
   if (saved !== undefined && saved > lastLine) {
     return yield* new CursorPastEnd({ conversation: conversationId, cursor: saved, lastLine })
   }
   // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
   // where a host's first review would read only its last lines.
-  const start = saved ?? (first === undefined ? lastLine : first.seq - 1)
+  const start = saved ?? (first === undefined ? lastLine : first - 1)
   const planned = estimate(lines, start, guard.settings)
   const limited = guard.maxCalls > 0
   if (limited && planned.calls.length > guard.maxCalls) {
@@ -515,9 +433,13 @@ export const review = Command.make(
     if (fromStdin && Option.isNone(input.conversation)) {
       return yield* new UsageError({ reason: stdinNeedsConversation })
     }
-    const lines = fromStdin
-      ? yield* FileTranscript.readStream("standard input", (yield* Stdio.Stdio).stdin)
-      : yield* FileTranscript.read(input.transcript)
+    // The settings cut each line as the file is read, for the estimate of the calls.
+    const given = yield* limits
+    const settings = { ...(yield* MemoryConfig.MemoryConfig), ...given }
+    const transcript = fromStdin
+      ? FileTranscript.ofLines(yield* FileTranscript.readStream("standard input", (yield* Stdio.Stdio).stdin), settings)
+      : yield* FileTranscript.open(input.transcript, settings)
+    const lines = transcript.index
     const sha256 = yield* Effect.provide(
       Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
       NodePlatform.layer
@@ -527,19 +449,13 @@ export const review = Command.make(
     )
     const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
     const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
-    const last = lines.at(-1)?.seq
+    const last = lines.count === 0 ? undefined : lines.seqAt(lines.count - 1)
     // A pass that failed is said once, in the failure lines at the end.
     const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
       ReviewOutcome.isOk(outcome) ? Console.error(`pass ${pass}: ${progress(outcome, last)}`) : Effect.void
-    const given = yield* limits
-    const settings = { ...(yield* MemoryConfig.MemoryConfig), ...given }
     const services = Memory.layer({ root, settings: given }).pipe(
       Layer.provide(
-        Layer.mergeAll(
-          FileTranscript.layer({ lines, conversationId, label, agentId: global.agent }),
-          model,
-          NodePlatform.layer
-        )
+        Layer.mergeAll(transcript.layer({ conversationId, label, agentId: global.agent }), model, NodePlatform.layer)
       )
     )
     const { run, view, failures } = yield* Effect.gen(function* () {
