@@ -1,16 +1,20 @@
 /**
  * The README says what is true: each row of its commands table is run as written where a test can run it (through
  * the toolchain, as a person who followed the README would), or checked against what it stands for where it cannot
- * (`pnpm test` would run this test), and its example of recorded answers is read by the replay model.
+ * (`pnpm test` would run this test), its example of recorded answers is read by the replay model, and the MCP
+ * configuration it gives is what an MCP client launches, placeholders filled in.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Answer } from "@mneme/core"
 import { ReplayModel } from "@mneme/node"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Result } from "effect"
-import { launcher, mnemeIn, repo, scratch } from "./cliKit.ts"
+import { launcher, mnemeIn, repo, scratch, stubServer } from "./cliKit.ts"
 
 const readme = readFileSync(join(repo, "README.md"), "utf8")
 
@@ -167,5 +171,65 @@ describe("the README's recorded answers", () => {
       summary.added.map((added: { readonly text: string }) => added.text),
       ["Dana drinks oolong tea", "The billing DAG runs at 02:00 UTC"]
     )
+  })
+})
+
+describe("the README's MCP configuration", () => {
+  const section = readme.slice(readme.indexOf("## An MCP server"))
+  const json = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+
+  it("is what a client launches: the launcher serves the memory folder, reviewing with the model of its env", async () => {
+    const config = JSON.parse(json) as {
+      readonly mcpServers: Record<
+        string,
+        { readonly command: string; readonly args: Array<string>; readonly env: Record<string, string> }
+      >
+    }
+    assert.deepStrictEqual(Object.keys(config.mcpServers), ["mneme"])
+    const server = config.mcpServers.mneme!
+    assert.strictEqual(server.command, "/path/to/mneme/packages/node/bin/mneme")
+    assert.deepStrictEqual(server.args, ["mcp", "--memory", "/path/to/memory"])
+    assert.deepStrictEqual(Object.keys(server.env), ["MNEME_BASE_URL", "MNEME_MODEL", "MNEME_API_KEY"])
+
+    // The placeholders filled in as a person does: this checkout, a memory folder, and a model server (a stub).
+    const { memory } = scratch()
+    const answer = JSON.stringify({ changes: [{ op: "add", text: "The user moved to Lisbon" }] })
+    const model = await stubServer(() => ({
+      status: 200,
+      body: { choices: [{ message: { role: "assistant", content: answer }, finish_reason: "stop" }] }
+    }))
+    const transport = new StdioClientTransport({
+      command: server.command.replace("/path/to/mneme/", repo),
+      args: server.args.map((arg) => arg.replace("/path/to/memory", memory)),
+      env: { ...getDefaultEnvironment(), ...server.env, MNEME_BASE_URL: model.url },
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "mneme-readme", version: "1.0.0" })
+    const ownUri = "memory://default/MEMORY.md"
+    const landed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        if (notification.params.uri === ownUri) resolve()
+      })
+    )
+    await client.connect(transport)
+    assert.deepStrictEqual(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ["remember", "forget", "recall", "show", "review_turn"]
+    )
+    await client.subscribeResource({ uri: ownUri })
+    const kept = await client.callTool({
+      name: "review_turn",
+      arguments: { conversation: "chat-1", lines: [{ who: "user", text: "I moved to Lisbon last month." }] }
+    })
+    assert.notStrictEqual(kept.isError, true)
+    await landed
+    assert.include(
+      readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8"),
+      "- The user moved to Lisbon [source: chat-1 #1; added: "
+    )
+    assert.strictEqual(model.received.length, 1)
+    assert.strictEqual(model.received[0]!.authorization, `Bearer ${server.env.MNEME_API_KEY}`)
+    assert.strictEqual(JSON.parse(model.received[0]!.body).model, server.env.MNEME_MODEL)
+    await client.close()
   })
 })

@@ -11,19 +11,33 @@
  */
 import { Cause, Console, Effect, Logger, PlatformError, References } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
-import { Exit, ExitCode, markValues, mneme, printFailureJson, printJson, wantsJson } from "./internal/cli/common.ts"
+import {
+  Exit,
+  ExitCode,
+  markValues,
+  mneme,
+  printFailureJson,
+  printJson,
+  version,
+  wantsJson
+} from "./internal/cli/common.ts"
 import { agents } from "./internal/cli/agents.ts"
 import { journal } from "./internal/cli/journal.ts"
+import { mcp } from "./internal/cli/mcp.ts"
+import { panel } from "./internal/cli/panel.ts"
 import { review } from "./internal/cli/review.ts"
 import { show } from "./internal/cli/show.ts"
 import { edit, forget, recall, remember } from "./internal/cli/store.ts"
 import { undo } from "./internal/cli/undo.ts"
 import * as TextFile from "./internal/textFile.ts"
 
-export { CursorPastEnd, noModel } from "./internal/cli/review.ts"
-export { Exit, ExitCode, markValues, UsageError } from "./internal/cli/common.ts"
+export { noModel } from "./internal/cli/model.ts"
+export { CursorPastEnd } from "./internal/cli/review.ts"
+export { Exit, ExitCode, markValues, UsageError, version } from "./internal/cli/common.ts"
 
-const cli = mneme.pipe(Command.withSubcommands([review, show, remember, edit, forget, recall, journal, undo, agents]))
+const cli = mneme.pipe(
+  Command.withSubcommands([review, show, remember, edit, forget, recall, journal, undo, agents, mcp, panel])
+)
 
 /**
  * Errors go to stderr, one line each, with a pointer to the help instead of the whole help text. With `--json`, stdout
@@ -121,9 +135,6 @@ const report = (
     if (options.verbose) yield* Console.error(Cause.pretty(cause))
     return failure.code
   })
-
-/** The version `mneme --version` prints. */
-export const version = "0.1.0"
 
 /** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>

@@ -10,6 +10,9 @@ import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
 import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
 
+/** The version `mneme --version` prints, and the MCP server gives its clients. */
+export const version = "0.1.0"
+
 /** The exit codes: 0 done, 1 an operation failed, 2 usage or configuration. */
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
 

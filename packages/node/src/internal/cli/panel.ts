@@ -1,0 +1,132 @@
+/**
+ * `mneme panel`: serves the memory panel, a local web page to see and correct a memory folder (its agents, their
+ * memory against the limits, the last review and why it failed, the journal with undo, "ask or change" in plain words
+ * with a preview), until stopped. It listens on 127.0.0.1 unless `--host` says otherwise, prints its address and a
+ * link with a random access token, and opens nothing by itself.
+ */
+import { MemoryConfig } from "@mneme/core"
+import { FileRoot, MemoryStore, ReviewModel, ReviewState } from "@mneme/review"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { createServer } from "node:http"
+import * as NodePlatform from "../../NodePlatform.ts"
+import * as Guard from "../panel/guard.ts"
+import * as Server from "../panel/server.ts"
+import { limits, mneme, output, print, printJson, textFlag, UsageError } from "./common.ts"
+import { chooseModel } from "./model.ts"
+
+/** The panel could not listen on the address asked for. */
+export class CannotServe extends Schema.TaggedError<CannotServe>()("CannotServe", {
+  address: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `cannot serve the panel on ${this.address}: ${this.detail} (choose another with --port, or --port 0 for any free one)`
+  }
+}
+
+/** A model's layer when one is configured (`--model`, or MNEME_BASE_URL), else none. */
+const modelIfConfigured = Effect.fnUntraced(function* (model: Option.Option<string>) {
+  if (Option.isNone(model) && Option.isNone(yield* Config.option(Config.String("MNEME_BASE_URL")))) return undefined
+  return yield* chooseModel(model)
+})
+
+/** What the panel says where a model is needed and none is configured. */
+const howToConfigure =
+  "Start the panel with --model replay:FILE (recorded answers) or --model <URL> (an OpenAI-compatible server), " +
+  "or set MNEME_BASE_URL, with MNEME_MODEL and MNEME_API_KEY, before starting it"
+
+export const panel = Command.make(
+  "panel",
+  {
+    port: Flag.Int("port").pipe(
+      Flag.withDescription("The port to listen on (default 0: any free port)"),
+      Flag.withMetavar("N"),
+      Flag.withDefault(0)
+    ),
+    host: textFlag("host").pipe(
+      Flag.withDescription(
+        "The address to listen on (default 127.0.0.1, this machine only; another address lets other machines reach it)"
+      ),
+      Flag.withMetavar("H"),
+      Flag.withDefault("127.0.0.1")
+    ),
+    model: textFlag("model").pipe(
+      Flag.withDescription(
+        "The model of the ask box, the summary and review now: replay:FILE for recorded answers, or an " +
+          "OpenAI-compatible server URL (default: MNEME_BASE_URL; none: the panel says how to configure one)"
+      ),
+      Flag.optional
+    ),
+    transcripts: textFlag("transcripts").pipe(
+      Flag.withDescription(
+        "A folder of the JSONL transcripts mneme review read, so their conversations can be reviewed from the panel"
+      ),
+      Flag.withMetavar("DIR"),
+      Flag.optional
+    )
+  },
+  Effect.fn("mneme.panel")(function* (input) {
+    const global = yield* mneme
+    const out = yield* output
+    if (!Number.isSafeInteger(input.port) || input.port < 0 || input.port > 65535) {
+      return yield* new UsageError({ reason: `--port must be a port number from 0 to 65535, not ${input.port}` })
+    }
+    if (input.host.trim() === "") return yield* new UsageError({ reason: "--host needs an address, e.g. 127.0.0.1" })
+    const settings = yield* limits
+    const chosen = yield* modelIfConfigured(input.model)
+    const model = chosen === undefined ? undefined : Context.get(yield* Layer.build(chosen), ReviewModel.ReviewModel)
+    const memory = Layer.mergeAll(MemoryStore.layer, ReviewState.layer).pipe(
+      Layer.provideMerge(FileRoot.layer({ root: global.memory })),
+      Layer.provideMerge(NodePlatform.layer),
+      Layer.provideMerge(MemoryConfig.layer(settings))
+    )
+    const server = Server.layer({
+      root: global.memory,
+      host: input.host,
+      transcripts: Option.getOrUndefined(input.transcripts),
+      model,
+      howToConfigure
+    }).pipe(
+      Layer.provide(memory),
+      Layer.provide(NodeHttpServer.layer(createServer, { port: input.port, host: input.host }))
+    )
+    const served = yield* Layer.build(server).pipe(
+      Effect.catchTag("ServeError", (error) =>
+        Effect.fail(
+          new CannotServe({
+            address: `${Guard.urlHost(input.host)}:${input.port}`,
+            detail: error.cause instanceof Error ? error.cause.message : String(error.cause)
+          })
+        )
+      )
+    )
+    const { address, link } = Context.get(served, Server.Panel)
+    if (out.json) {
+      yield* printJson({ memory: global.memory, address, link, model: model !== undefined })
+    } else {
+      yield* print([
+        `mneme panel: memory in ${global.memory}, served at ${address}`,
+        "Open this link to use it (it holds the access token: keep it to yourself):",
+        `  ${link}`,
+        model === undefined
+          ? out.paint.dim("No model is configured: the ask box and the summary say how to configure one.")
+          : out.paint.dim("The ask box, the summary and review now use the model configured."),
+        "Stop it with Ctrl-C."
+      ])
+    }
+    if (!Guard.isLoopback(input.host)) {
+      yield* Console.error(
+        `mneme: the panel listens on ${input.host}, not only on this machine: anyone who can reach it and has the ` +
+          "link can read and change this memory"
+      )
+    }
+    return yield* Effect.never
+  }, Effect.scoped)
+).pipe(
+  Command.withDescription(
+    "Serve the memory panel, a local web page to see and change memory, until stopped: it prints a link with an " +
+      "access token and opens nothing by itself"
+  )
+)

@@ -1,0 +1,76 @@
+/**
+ * The panel's style sheet and its one small script, served from the panel itself (`/panel.css`, `/panel.js`), so the
+ * page's content security policy allows no inline script or style. The page works without the script; it only says
+ * that a request is on its way while the model answers.
+ */
+
+/** The style sheet. */
+export const css = `
+:root { color-scheme: light; --ink: #1d232b; --dim: #66707c; --line: #d9dee4; --ok: #1f7a3d; --near: #a15c00;
+  --full: #b3261e; --paper: #fbfcfd; --card: #ffffff; --accent: #2856c9; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
+  background: var(--paper); }
+header { display: flex; gap: 1.5rem; align-items: baseline; padding: .8rem 1.5rem; border-bottom: 1px solid var(--line);
+  background: var(--card); }
+header strong { font-size: 1.05rem; }
+header nav a { margin-right: 1rem; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+h1 { font-size: 1.4rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.6rem 0 .6rem; }
+h3 { font-size: 1rem; margin: 1rem 0 .4rem; display: flex; gap: .8rem; align-items: center; flex-wrap: wrap; }
+section.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem;
+  margin: 1rem 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-weight: 600; color: var(--dim); font-size: .85rem; }
+meter { width: 10rem; height: 1rem; vertical-align: middle; }
+.size { font-variant-numeric: tabular-nums; margin-left: .4rem; }
+.size.near, .near { color: var(--near); font-weight: 600; }
+.size.full, .full { color: var(--full); font-weight: 600; }
+.ok { color: var(--ok); font-weight: 600; }
+.failed { color: var(--full); font-weight: 600; }
+.dim, .meta { color: var(--dim); font-size: .85rem; }
+ul.entries { list-style: none; padding: 0; margin: .2rem 0 .6rem; }
+ul.entries li { display: flex; gap: .6rem; align-items: flex-start; padding: .3rem 0; border-bottom: 1px dashed var(--line); }
+ul.entries li .text { flex: 1; overflow-wrap: anywhere; }
+ul.entries li.note .text { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem;
+  color: var(--dim); }
+ul.entries li.heading .text { font-weight: 600; color: var(--dim); }
+details.edit { display: inline-block; }
+details.edit[open] { display: block; width: 100%; margin-top: .3rem; }
+form.inline { display: inline; }
+form.row { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin: .4rem 0; }
+input[type=text], textarea, select { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line);
+  border-radius: 5px; background: #fff; }
+input[type=text].wide, textarea { width: 100%; }
+textarea { min-height: 4.5rem; }
+button { font: inherit; padding: .25rem .7rem; border-radius: 5px; border: 1px solid var(--line); background: #f3f5f8;
+  cursor: pointer; }
+button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
+button.danger { color: var(--full); }
+button[disabled] { opacity: .6; cursor: wait; }
+.notice { border-radius: 6px; padding: .6rem .9rem; margin: 1rem 0; white-space: pre-wrap; }
+.notice.ok { background: #e8f5ec; border: 1px solid #b7dfc3; color: var(--ink); font-weight: normal; }
+.notice.refused { background: #fdecea; border: 1px solid #f3c1bc; }
+.notice.info { background: #eef3fb; border: 1px solid #c9d7f1; }
+.reply { white-space: pre-wrap; background: #f6f8fa; border-left: 3px solid var(--accent); padding: .5rem .8rem; }
+ins { text-decoration: none; color: var(--ok); }
+del { color: var(--full); }
+.busy { display: none; color: var(--dim); margin-left: .5rem; }
+form.waiting .busy { display: inline; }
+`
+
+/** The script: a form that asks the model says so while it waits, and is not sent twice. */
+export const script = `
+document.querySelectorAll("form[data-busy]").forEach(function (form) {
+  form.addEventListener("submit", function () {
+    form.classList.add("waiting")
+    setTimeout(function () {
+      form.querySelectorAll("button").forEach(function (button) { button.disabled = true })
+    }, 0)
+  })
+})
+`

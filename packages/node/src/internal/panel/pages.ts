@@ -1,0 +1,209 @@
+/**
+ * What the panel's pages show, read from the memory root as it is now: the agents with their sizes and last reviews,
+ * an agent's files line by line (entries with their metadata, secrets masked; headings; notes by hand as they are),
+ * the conversations of the review state, and the journal of the agent's memory with what can be undone.
+ */
+import { Backoff, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
+import { MemoryStore, type MemoryRoot, Platform, ReviewState } from "@mneme/review"
+import { Clock, Effect, Option } from "effect"
+import * as Conversations from "./conversations.ts"
+import type * as Views from "./views.ts"
+
+/** Where the panel finds transcripts to review, if anywhere, and the conversations they are. */
+export interface Transcripts {
+  readonly dir: string | undefined
+  readonly files: ReadonlyArray<Conversations.TranscriptFile>
+}
+
+const headingLine = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/
+const indexHeading = /^ {0,3}##[ \t]+index[ \t]*#*[ \t]*$/i
+
+/** A file's lines as the page shows them: entries, headings and notes; blank lines, the index and its links left out. */
+const rowsOf = (parsed: MemoryFile.Parsed, digest: (text: string) => string): Array<Views.Row> => {
+  const entries = new Map(parsed.entries.map((entry) => [entry.line, entry]))
+  const links = new Set(parsed.links.map((link) => link.line))
+  const rows: Array<Views.Row> = []
+  for (const [i, line] of parsed.lines.entries()) {
+    const entry = entries.get(i)
+    if (entry !== undefined) {
+      const looksSecret = Secret.looksSecret(entry.text)
+      rows.push({
+        _tag: "Entry",
+        text: looksSecret ? Secret.redact(entry.text) : entry.text,
+        meta: entry.meta.map(([key, value]) => [key, Secret.redact(value)] as const),
+        looksSecret,
+        digest: digest(entry.text)
+      })
+    } else if (links.has(i) || line.trim() === "" || indexHeading.test(line)) {
+      continue
+    } else {
+      const heading = headingLine.exec(line)
+      rows.push(
+        heading === null ? { _tag: "Note", text: Secret.redact(line) } : { _tag: "Heading", text: heading[2] ?? "" }
+      )
+    }
+  }
+  return rows
+}
+
+/** The digest that names a file's text, or an entry's, in a form. */
+export const digestWith = (sha256: (text: string) => string) => (text: string) => sha256(text).slice(0, 32)
+
+/** The digest of a file's text as read. */
+export const versionOf = (file: MemoryRoot.StoredFile, digest: (text: string) => string): string =>
+  digest(file.parsed.lines.join("\n"))
+
+const scopeView = (
+  stored: MemoryStore.ScopeView,
+  settings: MemoryConfig.Settings,
+  digest: (text: string) => string
+): Views.ScopeView => ({
+  side: Scope.side(stored.scope),
+  files: stored.files.map((file) => ({
+    file: file.file,
+    topic: file.topic,
+    size: file.size,
+    limit: file.topic === undefined ? settings.memoryMax : settings.topicMax,
+    version: versionOf(file, digest),
+    rows: rowsOf(file.parsed, digest)
+  })),
+  topics: stored.files.length - 1,
+  topicsMax: settings.topicsMax,
+  unlinked: stored.unlinked.map((file) => file.file),
+  unreadable: stored.unreadable.map((file) => ({ file: file.file, reason: file.error.message }))
+})
+
+/** The conversations of the review state as the pages show them, with whether retries stopped for each now. */
+export const conversations = Effect.fnUntraced(function* (transcripts: Transcripts) {
+  const settings = yield* MemoryConfig.MemoryConfig
+  const state = yield* (yield* ReviewState.ReviewState).snapshot
+  const now = yield* Clock.currentTimeMillis
+  const policy = Backoff.policy(settings.failuresMax)
+  return yield* Effect.forEach(
+    Conversations.known(state, transcripts.files),
+    Effect.fnUntraced(function* (known) {
+      const stopped = yield* Conversations.stopped(policy, known.failure, now)
+      const view: Views.ConversationView = {
+        key: known.key,
+        label: known.transcript?.label ?? known.conversationId,
+        agentId: known.agentId,
+        cursor: known.cursor,
+        failures: known.failure?.times.length ?? 0,
+        newestUserSeq: known.failure?.newestUserSeq,
+        stopped: stopped === undefined ? undefined : { until: stopped.until },
+        canReview: known.transcript !== undefined
+      }
+      return view
+    })
+  )
+})
+
+/** The agents overview. */
+export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
+  const settings = yield* MemoryConfig.MemoryConfig
+  const store = yield* MemoryStore.MemoryStore
+  const state = yield* ReviewState.ReviewState
+  const folders = yield* store.agents
+  // An agent whose reviews kept nothing yet has no folder, but has a last review.
+  const known = new Set(folders.map((agent) => agent.agentId))
+  const reviewed = Object.keys((yield* state.snapshot).lastReviews)
+    .filter((agentId) => !known.has(agentId))
+    .map((agentId): MemoryStore.AgentSummary => ({ agentId, dir: "", size: 0, topics: 0 }))
+  const agents = [...folders, ...reviewed]
+  const team = yield* store.load(Scope.team)
+  const view: Views.Overview = {
+    agents: yield* Effect.forEach(agents, (agent) =>
+      Effect.map(
+        agent.agentId === undefined ? Effect.succeed(null) : state.lastReview(agent.agentId),
+        (lastReview) => ({ ...agent, lastReview })
+      )
+    ),
+    team: { size: team.files.find((file) => file.topic === undefined)?.size ?? 0, topics: team.files.length - 1 },
+    limits: { memory: settings.memoryMax, topics: settings.topicsMax },
+    conversations: yield* conversations(transcripts),
+    transcripts: transcripts.dir
+  }
+  return view
+})
+
+/** What an agent's page adds to memory as it is: the box's answer, a summary, a refused form's text. */
+export type AgentExtras = Partial<Pick<Views.AgentPage, "ask" | "summary" | "draft">>
+
+/** An agent's page. */
+export const agent = Effect.fnUntraced(function* (
+  agentId: string,
+  transcripts: Transcripts,
+  model: Views.ModelState,
+  extras: AgentExtras = {}
+) {
+  const settings = yield* MemoryConfig.MemoryConfig
+  const store = yield* MemoryStore.MemoryStore
+  const digest = digestWith((yield* Platform.Platform).sha256)
+  const own = yield* store.load(Scope.own(agentId))
+  const team = yield* store.load(Scope.team)
+  const all = yield* conversations(transcripts)
+  const view: Views.AgentPage = {
+    agentId,
+    scopes: [scopeView(own, settings, digest), scopeView(team, settings, digest)],
+    lastReview: yield* (yield* ReviewState.ReviewState).lastReview(agentId),
+    conversations: all.filter((conversation) => conversation.agentId === agentId),
+    transcripts: transcripts.dir,
+    model,
+    entryMax: settings.entryMax,
+    ask: extras.ask,
+    summary: extras.summary,
+    draft: extras.draft
+  }
+  return view
+})
+
+/** How many of the latest changes the journal page shows. */
+const journalMax = 100
+
+/** The journal of an agent's own and team memory, newest first, each change with the scope it can be undone in. */
+export const journal = Effect.fnUntraced(function* (agentId: string) {
+  const store = yield* MemoryStore.MemoryStore
+  const sides = [
+    { side: "own" as const, lines: yield* store.journal({ scope: Scope.own(agentId) }) },
+    { side: "team" as const, lines: yield* store.journal({ scope: Scope.team }) }
+  ]
+  const rows: Array<{ readonly row: Views.JournalRow; readonly order: number }> = []
+  for (const { side, lines } of sides) {
+    // One undo per change: on its first line (a change can write two files, a topic and MEMORY.md's index).
+    const undoable = new Set(
+      MemoryEdit.undoable(lines).flatMap((change) => (change[0]?.id === undefined ? [] : [change[0].id]))
+    )
+    for (const line of lines) {
+      const row: Views.JournalRow = {
+        id: line.id,
+        time: line.time,
+        op: line.op,
+        file: line.file,
+        actor: line.actor,
+        auto: line.auto === true,
+        before: line.before === undefined ? undefined : Secret.redact(line.before),
+        after: line.after === undefined ? undefined : Secret.redact(line.after),
+        undo: line.id !== undefined && undoable.has(line.id) ? side : undefined
+      }
+      rows.push({ row, order: rows.length })
+    }
+  }
+  return rows
+    .sort((a, b) => b.row.time - a.row.time || b.order - a.order)
+    .slice(0, journalMax)
+    .map(({ row }) => row)
+})
+
+/** The entry of a scope's file named by its digest, and the file, as they are now. */
+export const findEntry = Effect.fnUntraced(function* (scope: Scope.Scope, topic: string | undefined, digest: string) {
+  const store = yield* MemoryStore.MemoryStore
+  const hash = digestWith((yield* Platform.Platform).sha256)
+  const stored = yield* store.load(scope)
+  const file = stored.files.find((file) => file.topic === topic)
+  const entry = file?.parsed.entries.find((entry) => hash(entry.text) === digest)
+  return {
+    file: Option.fromNullishOr(file),
+    entry: Option.fromNullishOr(entry),
+    version: file === undefined ? undefined : versionOf(file, hash)
+  }
+})

@@ -1,0 +1,188 @@
+/**
+ * What the MCP server's acceptance tests share: `mneme mcp` started as a child process and driven by the official MCP
+ * TypeScript SDK's `Client` (over the server's standard input and output, or streamable HTTP), the results of its tool
+ * calls read back, the notifications it sends awaited, and its exit code once the client has closed.
+ */
+import { afterEach, assert } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  type JSONRPCMessage,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { bin, environment } from "./cliKit.ts"
+
+/**
+ * The SDK's stdio framing over a child process this test started (the SDK's own stdio transport hides the process,
+ * and a test needs its exit code): one JSON-RPC message a line each way. A line on stdout that is not one is an error.
+ */
+class ChildTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  private readonly buffer = new ReadBuffer()
+  private readonly child: ChildProcessWithoutNullStreams
+  private readonly errors: Array<Error>
+  constructor(child: ChildProcessWithoutNullStreams, errors: Array<Error>) {
+    this.child = child
+    this.errors = errors
+  }
+  async start() {
+    this.child.stdout.on("data", (chunk: Buffer) => {
+      this.buffer.append(chunk)
+      for (;;) {
+        let message: JSONRPCMessage | null
+        try {
+          message = this.buffer.readMessage()
+        } catch (error) {
+          this.errors.push(error as Error)
+          continue
+        }
+        if (message === null) break
+        this.onmessage?.(message)
+      }
+    })
+    this.child.on("close", () => this.onclose?.())
+  }
+  async send(message: JSONRPCMessage) {
+    this.child.stdin.write(serializeMessage(message))
+  }
+  async close() {
+    this.child.stdin.end()
+  }
+}
+
+/** A notification the server sent: its method, and the resource it names. */
+export interface Notice {
+  readonly method: string
+  readonly uri: string | undefined
+}
+
+/** A server under test: the SDK client connected to it, what it said on stderr, and its notifications. */
+export interface Running {
+  readonly client: Client
+  readonly stderr: () => string
+  /** The next notification `matches` accepts; ask before doing what sends it. */
+  readonly next: (matches: (notice: Notice) => boolean) => Promise<Notice>
+}
+
+const children: Array<ChildProcess> = []
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL")
+})
+
+/** A new client whose resource notifications `next` can wait for. */
+const clientWithNotices = () => {
+  const client = new Client({ name: "mneme-acceptance", version: "1.0.0" })
+  const waiting: Array<{ readonly matches: (notice: Notice) => boolean; readonly resolve: (notice: Notice) => void }> =
+    []
+  const notice = (notice: Notice) => {
+    const at = waiting.findIndex((waiter) => waiter.matches(notice))
+    if (at !== -1) waiting.splice(at, 1)[0]!.resolve(notice)
+  }
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+    notice({ method: notification.method, uri: notification.params.uri })
+  )
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) =>
+    notice({ method: notification.method, uri: undefined })
+  )
+  const next = (matches: (notice: Notice) => boolean) =>
+    new Promise<Notice>((resolve) => waiting.push({ matches, resolve }))
+  return { client, next }
+}
+
+/** `mneme mcp` over stdio for the memory folder `memory`, and the SDK client connected to it. */
+export const stdio = async (memory: string, args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [bin, "mcp", "--memory", memory, ...args], { env: environment(env) })
+  children.push(child)
+  let stderr = ""
+  const listeners: Array<() => void> = []
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk
+    for (const listener of listeners.splice(0)) listener()
+  })
+  /** Once the server has said `text` on stderr. */
+  const said = (text: string): Promise<void> =>
+    stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => listeners.push(() => resolve(said(text))))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const errors: Array<Error> = []
+  const { client, next } = clientWithNotices()
+  await client.connect(new ChildTransport(child, errors))
+  return {
+    client,
+    next,
+    stderr: () => stderr,
+    said,
+    /** What the server wrote on stdout that is not the protocol. */
+    errors,
+    /** Closes the client (the end of standard input), and waits for the server to exit: its exit code. */
+    close: async () => {
+      child.stdin.end()
+      return exited
+    }
+  } satisfies Running & Record<string, unknown>
+}
+
+/** `mneme mcp --http` for `memory`, started; its URL, as it says on stderr, once it listens. */
+export const httpServer = async (memory: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [bin, "mcp", "--memory", memory, ...args], {
+    env: environment(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  children.push(child)
+  let stderr = ""
+  let stdout = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk
+      const listening = / at (http:\/\/\S+\/mcp)\n/.exec(stderr)
+      if (listening !== null) resolve(listening[1]!)
+    })
+    child.on("close", (code) => reject(new Error(`mneme mcp exited with ${code} before it listened:\n${stderr}`)))
+  })
+  return { url, stderr: () => stderr, stdout: () => stdout, exited }
+}
+
+/** The SDK client over streamable HTTP to `url`, with the request headers `headers`. */
+export const httpClient = async (url: string, headers: Record<string, string> = {}) => {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
+  const { client, next } = clientWithNotices()
+  await client.connect(transport)
+  return { client, next, transport }
+}
+
+/** A tool call's result: whether it is an error, and the JSON its text content holds (its structured content too). */
+export const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+  const result = await client.callTool({ name, arguments: args })
+  const content = result.content as ReadonlyArray<{ readonly type: string; readonly text: string }>
+  assert.strictEqual(content.length, 1)
+  assert.strictEqual(content[0]!.type, "text")
+  const value = JSON.parse(content[0]!.text) as Record<string, unknown>
+  if (result.isError !== true) assert.deepStrictEqual(result.structuredContent, value)
+  return { isError: result.isError === true, value }
+}
+
+/** A tool call that succeeded: its JSON result. */
+export const ok = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+  const result = await call(client, name, args)
+  assert.isFalse(result.isError, JSON.stringify(result.value))
+  return result.value
+}
+
+/** A tool call whose result is an error: its reason and message, with the agent it names. */
+export const refused = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await call(client, name, args)
+  assert.isTrue(result.isError, JSON.stringify(result.value))
+  assert.strictEqual(result.value._tag, "MemoryToolError")
+  return result.value as { readonly agent: string; readonly reason: string; readonly message: string }
+}
+
+/** A replay file that answers one review by adding `texts` to the agent's MEMORY.md. */
+export const adding = (...texts: ReadonlyArray<string>) =>
+  JSON.stringify({ answer: JSON.stringify({ changes: texts.map((text) => ({ op: "add", text })) }) }) + "\n"
