@@ -207,16 +207,6 @@ const makeTools = (settings: MemoryConfig.Settings) => {
 // ---------------------------------------------------------------------------------------------------------------------
 // `show`
 
-/** How many of the first entries, of these sizes, fit within `limit` characters. */
-const entriesWithin = (sizes: ReadonlyArray<number>, limit: number): number => {
-  let total = 0
-  for (const [i, size] of sizes.entries()) {
-    total += size
-    if (total > limit) return i
-  }
-  return sizes.length
-}
-
 /** One scope of memory as Markdown: each file with its size against its limit, and its entries, masked. */
 const scopeMarkdown = (title: string, scope: MemoryStore.ScopeView, settings: MemoryConfig.Settings): Array<string> => {
   const mask = (text: string) => Lines.mask(text, settings)
@@ -228,7 +218,7 @@ const scopeMarkdown = (title: string, scope: MemoryStore.ScopeView, settings: Me
     out.push("", `### ${name}: ${Txt.size(file.size, limit)} characters`)
     if (file.size > limit) out.push(`(over its size of ${Text.count(limit)} characters: remove or shorten entries)`)
     const entries = file.parsed.entries
-    const within = entriesWithin(
+    const within = Txt.entriesWithin(
       entries.map((entry) => Text.length(entry.text)),
       limit
     )

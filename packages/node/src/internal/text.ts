@@ -147,3 +147,13 @@ export const paint = (colour: boolean): Paint =>
   colour
     ? { bold: sgr(1, 22), dim: sgr(2, 22), green: sgr(32, 39), yellow: sgr(33, 39), red: sgr(31, 39) }
     : { bold: plain, dim: plain, green: plain, yellow: plain, red: plain }
+
+/** How many of the first entries, of these sizes, fit within `limit` characters. */
+export const entriesWithin = (sizes: ReadonlyArray<number>, limit: number): number => {
+  let total = 0
+  for (const [i, size] of sizes.entries()) {
+    total += size
+    if (total > limit) return i
+  }
+  return sizes.length
+}

@@ -9,16 +9,6 @@ import { Command } from "effect/cli"
 import * as Txt from "../text.ts"
 import { mneme, output, print, printJson, withMemory } from "./common.ts"
 
-/** How many of the first entries, of these sizes, fit within `limit` characters. */
-const entriesWithin = (sizes: ReadonlyArray<number>, limit: number): number => {
-  let total = 0
-  for (const [i, size] of sizes.entries()) {
-    total += size
-    if (total > limit) return i
-  }
-  return sizes.length
-}
-
 /**
  * A memory file as `show` gives it: its entries up to its size (a hand-edited file far past it is not printed
  * whole), each masked where it looks secret, and how many were not shown.
@@ -26,7 +16,7 @@ const entriesWithin = (sizes: ReadonlyArray<number>, limit: number): number => {
 const showFile = (file: MemoryRoot.StoredFile, settings: MemoryConfig.Settings) => {
   const limit = file.topic === undefined ? settings.memoryMax : settings.topicMax
   const entries = file.parsed.entries
-  const within = entriesWithin(
+  const within = Txt.entriesWithin(
     entries.map((entry) => Text.length(entry.text)),
     limit
   )
