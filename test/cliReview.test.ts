@@ -483,3 +483,108 @@ describe("messages name what the person did: --model, not MNEME_BASE_URL", () =>
     assert.strictEqual(ownMemory(memory), before)
   })
 })
+
+describe("mneme review --members: a group conversation", () => {
+  const groupChat = [
+    { seq: 1, who: "user", name: "Alice", text: "Ada, book the train; Bob, find me a hotel." },
+    { seq: 2, who: "agent", name: "ada", text: "Booked the 9:10 train." },
+    { seq: 3, who: "agent", name: "bob", text: "Found a hotel near the station." },
+    { seq: 4, who: "user", name: "Alice", text: "Thanks both. I always travel with my bike." }
+  ]
+    .map((line) => JSON.stringify(line))
+    .join("\n")
+
+  it("reviews each member on its own side, with a cursor each, and a progress line per member and pass", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "group.jsonl"), groupChat + "\n")
+    const model = answersFile(dir, "answers.jsonl", [{ op: "add", text: "Alice travels with her bike" }], [])
+    const args = ["review", "group.jsonl", "--members", "ada,bob", "--model", model, "--memory", "memory"]
+    const run = mnemeIn(dir, [...args, "--show-prompt"])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stderr, "ada: pass 1: read to #4 of #4 (1 model call): 1 added, 0 edited, 0 removed")
+    assert.include(run.stderr, "bob: pass 1: read to #4 of #4 (1 model call): 0 added, 0 edited, 0 removed")
+    // Each member's request shows its own lines as itself and the other's by name.
+    assert.include(run.stderr, 'agent "ada": "Booked the 9:10 train."\nother "bob": "Found a hotel near the station."')
+    assert.include(run.stderr, 'other "ada": "Booked the 9:10 train."\nagent "bob": "Found a hotel near the station."')
+    assert.include(run.stdout, "Reviewed group for ada: 1 pass (1 model call), cursor at #4 of #4")
+    assert.include(
+      readFileSync(join(dir, "memory/agents/ada/MEMORY.md"), "utf8"),
+      "- Alice travels with her bike [source: group #4;"
+    )
+    const cursors = JSON.parse(readFileSync(join(dir, "memory/reviewed.json"), "utf8")).cursors as Record<
+      string,
+      number
+    >
+    assert.deepStrictEqual(
+      Object.entries(cursors).map(([key, cursor]) => [key.replace(/group-[0-9a-f]{12}/, "group-ID"), cursor]),
+      [
+        ["group:group-ID:ada", 4],
+        ["group:group-ID:bob", 4]
+      ]
+    )
+
+    // Again, as JSON: nothing new for either member.
+    const again = mnemeIn(dir, [...args, "--json"])
+    assert.strictEqual(again.code, 0, again.stderr)
+    const summary = JSON.parse(again.stdout)
+    assert.deepStrictEqual(
+      summary.members.map((member: { agent: string; modelCalls: number; cursor: number }) => [
+        member.agent,
+        member.modelCalls,
+        member.cursor
+      ]),
+      [
+        ["ada", 0, 4],
+        ["bob", 0, 4]
+      ]
+    )
+  })
+
+  it("one member failing does not stop the other; the run fails naming the member", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "group.jsonl"), groupChat + "\n")
+    const file = join(dir, "answers.jsonl")
+    writeFileSync(
+      file,
+      [JSON.stringify({ error: "the server is down" }), JSON.stringify({ answer: '{"changes":[]}' })].join("\n")
+    )
+    const run = mnemeIn(dir, [
+      "review",
+      "group.jsonl",
+      "--members",
+      "ada,bob",
+      "--model",
+      `replay:${file}`,
+      "--memory",
+      "memory"
+    ])
+    assert.strictEqual(run.code, 1, run.stderr)
+    assert.include(
+      run.stderr,
+      "mneme: ada: the review failed at #0 of #4 (pass 1): the model failed: the server is down"
+    )
+    assert.include(run.stderr, "bob: pass 1: read to #4 of #4 (1 model call)")
+    const cursors = JSON.parse(readFileSync(join(dir, "memory/reviewed.json"), "utf8")).cursors as Record<
+      string,
+      number
+    >
+    assert.deepStrictEqual(Object.values(cursors).sort(), [0, 4])
+  })
+
+  it("refuses an empty member id before reading anything (exit 2)", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "group.jsonl"), groupChat + "\n")
+    const run = mnemeIn(dir, [
+      "review",
+      "group.jsonl",
+      "--members",
+      "ada,,bob",
+      "--model",
+      replay,
+      "--memory",
+      "memory"
+    ])
+    assertFailure(run, 2, "mneme: --members takes agent ids separated by commas (ada,bob), none of them empty")
+    assert.isFalse(existsSync(join(dir, "memory")))
+  })
+})

@@ -21,7 +21,7 @@ export type Kind = typeof Kind.Type
 export const Line = Schema.Struct({
   seq: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   who: Schema.Literals(["user", "agent", "other"]),
-  /** The speaker's name, for `other`. */
+  /** The speaker's name: for `other`; for a person in a group (`user`); in a group log, the agent's id (`agent`). */
   name: Schema.optionalKey(Schema.String),
   text: Schema.String,
   /** Set on a tool call, a tool result or quoted memory; absent on words someone said. */
@@ -80,16 +80,36 @@ export const cut = (line: Line, settings: CutSettings): string => {
   return Text.take(text, head) + marker + Text.takeLast(text, room - head)
 }
 
+/** A speaker's name as a label shows it: control characters as spaces, folded, at most 80 characters. */
+const speaker = (name: string): string => Text.take(Text.fold(name.replace(/\p{Cc}/gu, " ")), 80)
+
 /**
- * Who said a line, as the prompt shows it: `user`, or `agent "<name>"` / `other "<name>"` with the name quoted; then
- * the line's kind when it has one (`agent "Ada" (tool call)`).
+ * Who said a line, as the prompt shows it: `user`, or `user "<name>"` for a person named in a group, `agent "<name>"`
+ * / `other "<name>"` with the name quoted; then the line's kind when it has one (`agent "Ada" (tool call)`).
  */
 export const label = (line: Line, agentName: string): string => {
   const kind = line.kind === undefined ? "" : ` (${kindLabels[line.kind]})`
-  if (line.who === "user") return `user${kind}`
-  const name = Text.take(Text.fold((line.who === "agent" ? agentName : (line.name ?? "")).replace(/\p{Cc}/gu, " ")), 80)
+  const name = speaker(line.who === "agent" ? agentName : (line.name ?? ""))
   return (name === "" ? line.who : `${line.who} ${JSON.stringify(name)}`) + kind
 }
+
+/**
+ * A group conversation's line as one member agent's review sees it (SPEC 4.7): in a group log an agent's line names the
+ * agent by id (`who: "agent", name: <agentId>`); the member's own lines become its `agent` lines, another member's
+ * become `other` lines with that agent's name (`nameOf`), and the people's and anyone else's stay as they are.
+ */
+export const asSeenBy = (line: Line, member: string, nameOf: (agentId: string) => string): Line => {
+  if (line.who !== "agent") return line
+  const { name, ...rest } = line
+  if (name === member) return rest
+  return name === undefined ? { ...rest, who: "other" } : { ...rest, who: "other", name: nameOf(name) }
+}
+
+/** The people who speak in `lines` (the names of user lines, as labels show them), in order of first appearance. */
+export const people = (lines: ReadonlyArray<Line>): ReadonlyArray<string> =>
+  [
+    ...new Set(lines.flatMap((line) => (line.who === "user" && line.name !== undefined ? [speaker(line.name)] : [])))
+  ].filter((name) => name !== "")
 
 /**
  * The new lines one review reads (`lines` oldest first): as many as fit in `newLinesBudget` characters of cut text,

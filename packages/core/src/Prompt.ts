@@ -115,11 +115,32 @@ const notShown = (scope: "own" | "team", count: number) =>
         `${plural(count, `more entry of ${scope} MEMORY.md, which is past its size, is`, `more entries of ${scope} MEMORY.md, which is past its size, are`)} not shown.`
       ]
 
+/** Who else takes part in a group conversation (SPEC 4.7): the other member agents' names and the people's. */
+export interface Group {
+  readonly agents: ReadonlyArray<string>
+  readonly people: ReadonlyArray<string>
+}
+
+const names = (list: ReadonlyArray<string>) => (list.length === 0 ? "none" : list.map(quote).join(", "))
+
+/** The request's section on a group conversation: who takes part, and that an entry about a person names them. */
+const groupSection = (group: Group | undefined): ReadonlyArray<string> =>
+  group === undefined
+    ? []
+    : [
+        "## Group",
+        "This conversation is a group: several agents and people take part. Lines labelled user are said by the person named.",
+        `Other agents: ${names(group.agents)}.`,
+        `People: ${names(group.people)}.`,
+        'An entry about a person says their name ("Alice prefers tea"), never just "the user".',
+        ""
+      ]
+
 /**
  * The request of one review pass: the agent, memory's fullness, the shown entries (masked like lines), how many
  * entries are not shown, the context and new lines (cut and masked), and the language, judged from the user's new
  * lines as the model sees them. `memoryNotShown` counts the entries of a MEMORY.md past its size (edited by hand)
- * that are left out of the list.
+ * that are left out of the list. A group conversation's request says who takes part (`group`).
  */
 export const request = (
   input: {
@@ -131,6 +152,7 @@ export const request = (
     readonly context: ReadonlyArray<Lines.Line>
     readonly lines: ReadonlyArray<Lines.Line>
     readonly moreFollow: boolean
+    readonly group?: Group | undefined
   },
   settings: Lines.CutSettings & Pick<Settings, "interfaceLanguage">
 ): string => {
@@ -147,6 +169,7 @@ export const request = (
       ? "This agent may write team memory."
       : 'This agent may not write team memory: never use "team".',
     "",
+    ...groupSection(input.group),
     "## Memory",
     fullness("Own MEMORY.md", input.sizes.own, input.sizes.max),
     fullness("Team MEMORY.md", input.sizes.team, input.sizes.max),

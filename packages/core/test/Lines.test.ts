@@ -139,6 +139,43 @@ describe("Lines.label", () => {
   })
 })
 
+describe("a group's lines from one member's side (SPEC 4.7)", () => {
+  const lines: ReadonlyArray<Lines.Line> = [
+    { seq: 1, who: "user", name: "Alice", text: "Book it" },
+    { seq: 2, who: "agent", name: "ada", text: "Booked" },
+    { seq: 3, who: "agent", name: "bob", text: "Found one", kind: "tool-result" },
+    { seq: 4, who: "agent", text: "Who am I?" },
+    { seq: 5, who: "other", name: "Tour guide", text: "Hello" },
+    { seq: 6, who: "user", name: "Carol", text: "Hi" },
+    { seq: 7, who: "user", name: "Alice", text: "Thanks" }
+  ]
+  const names: Record<string, string> = { ada: "Ada", bob: "Bob" }
+
+  it("shows the member's own lines as itself, another member's by its name, people's as they are", () => {
+    const seen = lines.map((line) => Lines.asSeenBy(line, "ada", (id) => names[id] ?? id))
+    assert.deepStrictEqual(
+      seen.map((line) => Lines.label(line, "Ada")),
+      [
+        'user "Alice"',
+        'agent "Ada"',
+        'other "Bob" (tool result)',
+        "other",
+        'other "Tour guide"',
+        'user "Carol"',
+        'user "Alice"'
+      ]
+    )
+    assert.deepStrictEqual(seen[1], { seq: 2, who: "agent", text: "Booked" })
+    // Who said a line changes, never whether it is the user's words.
+    assert.deepStrictEqual(seen.map(Lines.isUserWords), lines.map(Lines.isUserWords))
+  })
+
+  it("lists the people who speak, each once, in order of first appearance", () => {
+    assert.deepStrictEqual(Lines.people(lines), ["Alice", "Carol"])
+    assert.deepStrictEqual(Lines.people([{ seq: 1, who: "user", name: " \u0000 ", text: "x" }]), [])
+  })
+})
+
 describe("a line's kind (issue 12: no feedback loop)", () => {
   const kinds = ["tool-call", "tool-result", "memory"] as const
 

@@ -134,6 +134,28 @@ describe("Prompt.request", () => {
     assert.include(text, "\nTeam MEMORY.md: 0 / 4,000 characters.\n")
   })
 
+  it("in a group, says who else takes part and that an entry about a person names them; a chat has no such section", () => {
+    const text = Prompt.request({ ...base, group: { agents: ["Bob"], people: ["Alice", 'Carol "C"'] } }, settings)
+    const group = text.slice(text.indexOf("## Group"), text.indexOf("## Memory"))
+    assert.strictEqual(
+      group,
+      [
+        "## Group",
+        "This conversation is a group: several agents and people take part. Lines labelled user are said by the person named.",
+        'Other agents: "Bob".',
+        'People: "Alice", "Carol \\"C\\"".',
+        'An entry about a person says their name ("Alice prefers tea"), never just "the user".',
+        "",
+        ""
+      ].join("\n")
+    )
+    assert.include(
+      Prompt.request({ ...base, group: { agents: [], people: [] } }, settings),
+      "Other agents: none.\nPeople: none."
+    )
+    assert.notInclude(Prompt.request(base, settings), "## Group")
+  })
+
   it("labels a tool call, a tool result and quoted memory among the context lines by their kind", () => {
     const text = Prompt.request(
       {

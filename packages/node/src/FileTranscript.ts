@@ -1,6 +1,7 @@
 /**
  * A JSONL transcript file as the review's host ports: one JSON object a line, `{"seq":1,"who":"user","text":"…"}`
- * (`who` one of `user`, `agent`, `other` with a `name`), serving one conversation owned by one agent. The whole file
+ * (`who` one of `user`, `agent`, `other` with a `name`), serving one conversation owned by one agent, or a group
+ * conversation of member agents (an agent's line names it: `{"who":"agent","name":"ada",…}`). The whole file
  * is read and checked once, as a stream, each line parsed as soon as it ends, so a bad line fails at once with its line
  * number and what is wrong, and the file's text or bytes are never held. `read` keeps the lines; `open`, for a run of
  * `mneme review`, keeps only an index of them (each line's seq and a few numbers, and where its bytes are) and reads a
@@ -227,6 +228,11 @@ export interface Ports {
   readonly label?: string | undefined
   /** The agent that owns the conversation; it may write team memory. */
   readonly agentId: string
+  /**
+   * The member agents, when the file is a group conversation (SPEC 4.7): each is reviewed on its own and may write team
+   * memory; `agentId` is then not asked.
+   */
+  readonly members?: ReadonlyArray<string> | undefined
 }
 
 /** Options for {@link layer}. */
@@ -265,6 +271,10 @@ const portsOver = (
         conversationId === options.conversationId
           ? Effect.succeed(options.agentId)
           : Effect.fail(unknown(conversationId)),
+      membersOf: (conversationId) =>
+        conversationId === options.conversationId
+          ? Effect.succeed(options.members)
+          : Effect.fail(unknown(conversationId)),
       anchor: (conversationId, seq) =>
         Effect.succeed(
           Transcript.defaultAnchor(
@@ -275,7 +285,11 @@ const portsOver = (
     }),
     Layer.succeed(Agents.Agents)({
       get: (agentId) =>
-        Effect.succeed(agentId === options.agentId ? { id: agentId, name: agentId, mayWriteTeam: true } : undefined)
+        Effect.succeed(
+          (options.members === undefined ? agentId === options.agentId : options.members.includes(agentId))
+            ? { id: agentId, name: agentId, mayWriteTeam: true }
+            : undefined
+        )
     })
   )
 }

@@ -90,6 +90,24 @@ describe("panel views", () => {
       draft: undefined
     }
     const markup = Views.agentPage(page, view, { kind: "refused", text: "<u>refused</u>" })
+    const lost = Views.agentPage(page, {
+      ...view,
+      conversations: [
+        {
+          key: "group:g1:x",
+          label: "g1",
+          agentId: "x",
+          cursor: 4,
+          failures: 0,
+          newestUserSeq: undefined,
+          stopped: undefined,
+          canReview: false,
+          dropped: [{ after: 4, upto: 9, at: 0 }]
+        }
+      ]
+    })
+    // Lines a host dropped before this member's review saw them are said, never silent.
+    assert.match(lost, /lines lost before review:\s+after #4 up to #9 \(/)
     for (const text of [
       "<script>alert(1)",
       "<img src=x",

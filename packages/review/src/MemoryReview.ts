@@ -1,12 +1,25 @@
 /**
  * The memory review (SPEC 4): after a conversation's turn ends, a model is shown what is new in it together with what
  * memory holds, and its answer is applied. This module schedules the reviews — a timer per conversation after each
- * turn end, cancelled by a turn that starts within the delay; one review at a time across the host, through a queue
- * with one worker — bounds the ones that keep failing, and shows the host how the latest one went. What one review
- * gives back is `ReviewOutcome.Outcome`.
+ * turn end, cancelled by a turn that starts within the delay, then one review per member in a group (SPEC 4.7); one
+ * review at a time across the host, through a queue with one worker — bounds the ones that keep failing, catches
+ * members up before a host drops lines of a bounded log, and shows the host how the latest review went. What one
+ * review gives back is `ReviewOutcome.Outcome`.
  */
-import { Backoff, MemoryConfig, type StorageError } from "@mneme/core"
-import { Context, Effect, FiberMap, Layer, Queue, Semaphore, Stream, SubscriptionRef } from "effect"
+import { Backoff, MemoryConfig, type StorageError, type TranscriptError } from "@mneme/core"
+import {
+  Clock,
+  Context,
+  Duration,
+  Effect,
+  FiberMap,
+  Layer,
+  Queue,
+  Ref,
+  Semaphore,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import { Agents } from "./Agents.ts"
 import { makeReview } from "./internal/reviewRun.ts"
 import type { LastReview } from "./MemoryRoot.ts"
@@ -25,6 +38,9 @@ export const metrics = ReviewOutcome.metrics
 /** The key under which the review state keeps a conversation's cursor and failure record. */
 export const cursorKey = ReviewOutcome.cursorKey
 
+/** The key under which the review state keeps a group member's cursor and failure record. */
+export const memberKey = ReviewOutcome.memberKey
+
 /** How one review went. */
 export type Outcome = ReviewOutcome.Outcome
 
@@ -33,16 +49,50 @@ export interface View extends StoreView {
   readonly lastReview: LastReview | null
 }
 
+/**
+ * What `beforeDrop` found: the agents now past the lines to drop (or with nothing left to see in them), and those still
+ * behind, whose loss is recorded.
+ */
+export interface DropCheck {
+  readonly past: ReadonlyArray<string>
+  readonly behind: ReadonlyArray<string>
+}
+
+/** How long `beforeDrop` catches members up before it gives up on the ones still behind (default 2 minutes). */
+export interface DropOptions {
+  readonly timeout?: Duration.Input | undefined
+}
+
+/** How long `beforeDrop` catches members up by default. */
+export const dropTimeout: Duration.Duration = Duration.minutes(2)
+
 /** The memory review service. */
 export class MemoryReview extends Context.Service<
   MemoryReview,
   {
     /** A turn of the conversation starts: a review waiting for its delay is cancelled. */
     readonly turnStarted: (conversationId: string) => Effect.Effect<void>
-    /** A turn of the conversation ended: its review is queued once the delay has passed. */
+    /**
+     * A turn of the conversation ended: its review (in a group, one review per member) is queued once the delay has
+     * passed.
+     */
     readonly turnEnded: (conversationId: string) => Effect.Effect<void>
-    /** Reviews the conversation now, whatever the failure record says, and gives the outcome. */
-    readonly reviewNow: (conversationId: string) => Effect.Effect<Outcome>
+    /**
+     * Reviews the conversation now, whatever the failure record says, and gives the outcome; in a group, the review of
+     * the member agent named.
+     */
+    readonly reviewNow: (conversationId: string, member?: string) => Effect.Effect<Outcome>
+    /**
+     * A host about to drop the lines of a conversation up to `uptoSeq` (a bounded log) asks first: every member (the
+     * owning agent, in a chat) whose cursor is behind is reviewed now, forced past the failure policy, as long as each
+     * review moves its cursor and within `timeout`. Those still behind are recorded as having lost the lines (in the
+     * review state, per member, and as their last review) with one warning, so the loss is never silent.
+     */
+    readonly beforeDrop: (
+      conversationId: string,
+      uptoSeq: number,
+      options?: DropOptions
+    ) => Effect.Effect<DropCheck, TranscriptError | StorageError>
     /** Reviews waiting for their delay, queued, or running. */
     readonly pending: Effect.Effect<number>
     /** Waits until no review is waiting, queued or running. */
@@ -82,11 +132,12 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     load: state.failure,
     save: state.setFailure
   })
+  const transcript = yield* Transcript
   const review = makeReview({
     settings,
     store,
     state,
-    transcript: yield* Transcript,
+    transcript,
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker
@@ -98,7 +149,17 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
     SubscriptionRef.update(pending, (s) => ({ ...s, waiting: new Set<string>(), queued: new Set<string>() }))
   )
   const timers = yield* FiberMap.make<string>()
-  const queue = yield* Queue.unbounded<string>()
+  const queue = yield* Queue.unbounded<ReviewOutcome.Target>()
+
+  /** What a conversation's reviews are of: the conversation, or each member of a group. */
+  const targetsOf = (conversationId: string) =>
+    (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
+      Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
+        members === undefined
+          ? [{ conversationId, member: undefined }]
+          : members.map((member) => ({ conversationId, member }))
+      )
+    )
 
   /** Runs a review one at a time, counted as running from `start` (which marks it so) until it ends. */
   const running = <A>(start: (s: Pending) => Pending, effect: Effect.Effect<A>) =>
@@ -107,19 +168,33 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       Effect.ensuring(SubscriptionRef.update(pending, (s) => ({ ...s, running: s.running - 1 })))
     )
 
-  /** Moves a conversation from waiting to the queue, unless it is queued already. */
-  const enqueue = (id: string) =>
-    SubscriptionRef.modify(pending, (s): [boolean, Pending] => [
-      !s.queued.has(id),
-      { ...s, waiting: removing(s.waiting, id), queued: adding(s.queued, id) }
-    ]).pipe(Effect.flatMap((fresh) => (fresh ? Queue.offer(queue, id) : Effect.void)))
+  /** Queues a review, unless it is queued already. */
+  const enqueue = (target: ReviewOutcome.Target) => {
+    const key = ReviewOutcome.targetKey(target)
+    return SubscriptionRef.modify(pending, (s): [boolean, Pending] => [
+      !s.queued.has(key),
+      { ...s, queued: adding(s.queued, key) }
+    ]).pipe(Effect.flatMap((fresh) => (fresh ? Queue.offer(queue, target) : Effect.void)))
+  }
+
+  /** Queues the reviews of a conversation whose delay has passed (one per member, in a group). */
+  const due = (id: string) =>
+    targetsOf(id).pipe(
+      Effect.flatMap((targets) => Effect.forEach(targets, enqueue, { discard: true })),
+      Effect.catch((error) =>
+        Effect.logWarning(ReviewOutcome.warnings.failed).pipe(
+          Effect.annotateLogs({ conversation: id, reason: error.message })
+        )
+      ),
+      Effect.ensuring(SubscriptionRef.update(pending, (s) => ({ ...s, waiting: removing(s.waiting, id) })))
+    )
 
   const worker = Queue.take(queue).pipe(
-    Effect.flatMap((id) =>
+    Effect.flatMap((target) =>
       running(
-        (s) => ({ ...s, queued: removing(s.queued, id), running: s.running + 1 }),
-        review(id, false).pipe(
-          Effect.flatMap((outcome) => (outcome.moreFollow ? enqueue(id) : Effect.void)),
+        (s) => ({ ...s, queued: removing(s.queued, ReviewOutcome.targetKey(target)), running: s.running + 1 }),
+        review(target, false).pipe(
+          Effect.flatMap((outcome) => (outcome.moreFollow ? enqueue(target) : Effect.void)),
           Effect.catchCause((cause) => Effect.logError("memory review crashed", cause))
         )
       )
@@ -140,7 +215,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
             FiberMap.run(
               timers,
               id,
-              Effect.andThen(Effect.sleep(settings.reviewDelay), Effect.uninterruptible(enqueue(id)))
+              Effect.andThen(Effect.sleep(settings.reviewDelay), Effect.uninterruptible(due(id)))
             )
           ),
           Effect.asVoid
@@ -149,10 +224,72 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   const lastReview = (agentId: string) => state.lastReview(agentId)
 
+  /**
+   * Reviews `target` forced, again while each review moves its cursor, until the cursor reaches `upto`: whether it is
+   * past the lines then (or they held nothing left for it to see).
+   */
+  const catchUp = Effect.fnUntraced(function* (target: ReviewOutcome.Target, upto: number) {
+    const key = ReviewOutcome.targetKey(target)
+    let cursor = yield* state.cursor(key)
+    while (cursor === undefined || cursor < upto) {
+      const outcome = yield* running((s) => ({ ...s, running: s.running + 1 }), review(target, true))
+      if (outcome._tag === "NothingNew" || outcome._tag === "AgentGone") return true
+      const moved = yield* state.cursor(key)
+      if (outcome._tag === "Failed" || moved === cursor) return false
+      cursor = moved
+    }
+    return true
+  })
+
+  const beforeDrop = Effect.fnUntraced(function* (conversationId: string, upto: number, options: DropOptions = {}) {
+    const targets = yield* targetsOf(conversationId)
+    const past = yield* Ref.make<ReadonlySet<ReviewOutcome.Target>>(new Set())
+    yield* Effect.forEach(
+      targets,
+      (target) =>
+        catchUp(target, upto).pipe(
+          Effect.flatMap((ok) => (ok ? Ref.update(past, (set) => new Set(set).add(target)) : Effect.void))
+        ),
+      { discard: true }
+    ).pipe(Effect.timeoutOption(options.timeout ?? dropTimeout))
+    const done = yield* Ref.get(past)
+    const agentOf = (target: ReviewOutcome.Target) =>
+      target.member === undefined ? transcript.agentOf(conversationId) : Effect.succeed(target.member)
+    const behind = targets.filter((target) => !done.has(target))
+    const at = yield* Clock.currentTimeMillis
+    const lost = yield* Effect.forEach(behind, (target) =>
+      Effect.gen(function* () {
+        const key = ReviewOutcome.targetKey(target)
+        const after = (yield* state.cursor(key)) ?? null
+        const agentId = yield* agentOf(target)
+        yield* state.recordDropped(key, { after, upto, at })
+        const from = after === null ? "" : ` after #${after}`
+        yield* state.setLastReview(agentId, {
+          at,
+          ok: false,
+          reason: `lines of conversation ${JSON.stringify(conversationId)}${from} up to #${upto} were dropped before this agent's review saw them`
+        })
+        return agentId
+      })
+    )
+    if (lost.length > 0) {
+      yield* Effect.logWarning(ReviewOutcome.warnings.dropped).pipe(
+        Effect.annotateLogs({ conversation: conversationId, upto, members: lost })
+      )
+    }
+    const pastIds = yield* Effect.forEach(
+      targets.filter((target) => done.has(target)),
+      agentOf
+    )
+    return { past: pastIds, behind: lost } satisfies DropCheck
+  })
+
   return MemoryReview.of({
     turnStarted,
     turnEnded,
-    reviewNow: (id) => running((s) => ({ ...s, running: s.running + 1 }), review(id, true)),
+    reviewNow: (conversationId, member) =>
+      running((s) => ({ ...s, running: s.running + 1 }), review({ conversationId, member }, true)),
+    beforeDrop,
     pending: Effect.map(SubscriptionRef.get(pending), count),
     awaitIdle: SubscriptionRef.changes(pending).pipe(
       Stream.takeUntil((s) => count(s) === 0),

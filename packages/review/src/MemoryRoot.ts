@@ -85,12 +85,29 @@ export const LastReview = Schema.Struct({
 /** How an agent's latest review ended. */
 export type LastReview = typeof LastReview.Type
 
-/** The review state: a cursor per key, failure records per key, the last review per agent. */
+/**
+ * Lines of a group's log a host dropped before a member had reviewed them (SPEC 4.7): those after the member's cursor
+ * (`after`, `null` when it had none) up to `upto`, dropped at `at`.
+ */
+export const DroppedLines = Schema.Struct({
+  after: Schema.NullOr(Schema.Number),
+  upto: Schema.Number,
+  at: Schema.Number
+})
+
+/** Lines dropped before a member had reviewed them. */
+export type DroppedLines = typeof DroppedLines.Type
+
+/**
+ * The review state: a cursor per key, failure records per key, the last review per agent, and the lines each member
+ * of a group lost to a host's drop (absent when none did).
+ */
 export const ReviewStateDocument = Schema.Struct({
   version: Schema.Literal(2),
   cursors: Schema.Record(Schema.String, Schema.Number),
   failures: Schema.Record(Schema.String, Backoff.FailureRecord),
-  lastReviews: Schema.Record(Schema.String, LastReview)
+  lastReviews: Schema.Record(Schema.String, LastReview),
+  dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines)))
 })
 
 /** The review state. */

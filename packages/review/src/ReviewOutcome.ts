@@ -19,6 +19,19 @@ import { Metric } from "effect"
 /** The key under which the review state keeps a conversation's cursor, failure record and the like. */
 export const cursorKey = (conversationId: string): string => `chat:${conversationId}`
 
+/** The key of one member agent's cursor, failure record and the like in a group conversation (SPEC 4.7). */
+export const memberKey = (conversationId: string, agentId: string): string => `group:${conversationId}:${agentId}`
+
+/** What one review is of: a conversation, and in a group the member agent whose review it is. */
+export interface Target {
+  readonly conversationId: string
+  readonly member: string | undefined
+}
+
+/** The key of a review's target: `chat:<id>`, or `group:<id>:<agent>` for a member of a group. */
+export const targetKey = (target: Target): string =>
+  target.member === undefined ? cursorKey(target.conversationId) : memberKey(target.conversationId, target.member)
+
 /** An entry a review added or removed. */
 export interface Applied {
   readonly scope: "own" | "team"
@@ -168,7 +181,12 @@ export const warnings = {
   /** A topic file could not be read: the review went on without it (annotations: `file`, `reason`). */
   unreadable: "memory review left out a topic file it could not read",
   /** Topic files that MEMORY.md's index does not link (annotations: `files`). */
-  unlinked: "memory review found topic files not linked from MEMORY.md"
+  unlinked: "memory review found topic files not linked from MEMORY.md",
+  /**
+   * A host dropped lines of a group's log that members had not reviewed (annotations: `conversation`, `upto`,
+   * `members`): their loss is recorded in the review state, per member.
+   */
+  dropped: "memory review lost lines dropped before members reviewed them"
 } as const
 
 const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })

@@ -1,11 +1,12 @@
 /**
- * The review's state (SPEC 4): a cursor per key, the failure records per key and the last review per agent, kept by
- * the storage port (`MemoryRoot.readState` / `updateState`, `reviewed.json` in a memory folder) under the root's one
- * writer. A last review's reason is masked for secrets before it is kept.
+ * The review's state (SPEC 4): a cursor per key, the failure records per key, the last review per agent and the lines
+ * group members lost to a host's drop (SPEC 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
+ * `reviewed.json` in a memory folder) under the root's one writer. A last review's reason is masked for secrets before
+ * it is kept.
  */
 import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
-import { type LastReview, MemoryRoot, type ReviewStateDocument } from "./MemoryRoot.ts"
+import { type DroppedLines, type LastReview, MemoryRoot, type ReviewStateDocument } from "./MemoryRoot.ts"
 
 const lookup = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined
@@ -62,6 +63,12 @@ const make = Effect.gen(function* () {
       root.updateState((state) => withLastReview(withCursor(state, key, seq), agentId, review))
     )
 
+  const recordDropped = (key: string, lost: DroppedLines) =>
+    root.updateState((state) => {
+      const dropped = state.dropped ?? {}
+      return { ...state, dropped: { ...dropped, [key]: [...(lookup(dropped, key) ?? []), lost] } }
+    })
+
   return ReviewState.of({
     cursor: (key) => read((state) => lookup(state.cursors, key)),
     setCursor,
@@ -70,6 +77,8 @@ const make = Effect.gen(function* () {
     lastReview: (agentId) => read((state) => lookup(state.lastReviews, agentId) ?? null),
     setLastReview,
     recordReview,
+    dropped: (key) => read((state) => lookup(state.dropped ?? {}, key) ?? []),
+    recordDropped,
     snapshot: root.readState
   })
 })
@@ -97,6 +106,10 @@ export class ReviewState extends Context.Service<
       agentId: string,
       review: LastReview
     ) => Effect.Effect<void, StorageError>
+    /** The lines of a group's log dropped before the member of `key` had reviewed them, oldest first. */
+    readonly dropped: (key: string) => Effect.Effect<ReadonlyArray<DroppedLines>, StorageError>
+    /** Records lines dropped before the member of `key` had reviewed them. */
+    readonly recordDropped: (key: string, lost: DroppedLines) => Effect.Effect<void, StorageError>
     /** The whole state, for a person's view (the CLI, a panel). */
     readonly snapshot: Effect.Effect<ReviewStateDocument, StorageError>
   }

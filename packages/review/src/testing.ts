@@ -1,8 +1,8 @@
 /**
  * The test kit: a scripted review model that answers from a list and records every request, a scripted `LanguageModel`
- * for a host's agent (answers and tool calls from a list), an in-memory transcript and agents, and one layer that
- * wires mneme (`Memory.layer`) over a temporary memory root with them. Hosts test their own integration with it, and
- * so does mneme.
+ * for a host's agent (answers and tool calls from a list), an in-memory transcript (chats and groups) and agents, and
+ * one layer that wires mneme (`Memory.layer`) over a temporary memory root with them. Hosts test their own integration
+ * with it, and so does mneme.
  */
 import { type Backoff, type Lines, type MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, type Path, Ref, Stream } from "effect"
@@ -160,6 +160,15 @@ export class TranscriptMemory extends Context.Service<
     readonly removeAgent: (agentId: string) => Effect.Effect<void>
     /** Starts a conversation owned by an agent. */
     readonly bind: (conversationId: string, agentId: string) => Effect.Effect<void>
+    /**
+     * Starts a group conversation of these member agents (SPEC 4.7). In its lines an agent's line names the agent by id
+     * (`{ who: "agent", name: "ada" }`) and a person's line names the person (`{ who: "user", name: "Alice" }`).
+     */
+    readonly bindGroup: (conversationId: string, members: ReadonlyArray<string>) => Effect.Effect<void>
+    /** Changes the members of a group conversation: a member joins, or leaves. */
+    readonly setMembers: (conversationId: string, members: ReadonlyArray<string>) => Effect.Effect<void>
+    /** Drops the lines of a conversation up to `seq` (included), as a host with a bounded log does. */
+    readonly drop: (conversationId: string, seq: number) => Effect.Effect<void>
     /** Appends lines to a conversation; gives them back with their `seq`. */
     readonly append: (
       conversationId: string,
@@ -173,7 +182,10 @@ export class TranscriptMemory extends Context.Service<
 >()("@mneme/review/testing/TranscriptMemory") {}
 
 interface Conversation {
-  readonly agentId: string
+  /** The agent that owns it; `undefined` for a group. */
+  readonly agentId: string | undefined
+  /** The member agents of a group; `undefined` for a conversation one agent owns. */
+  readonly members: ReadonlyArray<string> | undefined
   readonly lines: ReadonlyArray<Lines.Line>
   readonly broken: string | undefined
   readonly pulled: number
@@ -226,7 +238,17 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
       newestFirst,
       oldestAfter: (conversationId, cursor) => lines(conversationId, (all) => all.slice(after(all, cursor))),
       newestUpTo: (conversationId, seq) => lines(conversationId, (all) => all.slice(0, after(all, seq)).reverse()),
-      agentOf: (conversationId) => Effect.map(find(conversationId), (conversation) => conversation.agentId),
+      agentOf: (conversationId) =>
+        Effect.flatMap(find(conversationId), (conversation) =>
+          conversation.agentId === undefined
+            ? Effect.fail(
+                new TranscriptError({
+                  reason: `${JSON.stringify(conversationId)} is a group: it has members, no owner`
+                })
+              )
+            : Effect.succeed(conversation.agentId)
+        ),
+      membersOf: (conversationId) => Effect.map(find(conversationId), (conversation) => conversation.members),
       anchor: (conversationId, seq) => Effect.succeed(defaultAnchor(conversationId, seq))
     })
     const memory = TranscriptMemory.of({
@@ -247,8 +269,21 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
         }),
       bind: (conversationId, agentId) =>
         Ref.update(conversations, (all) =>
-          new Map(all).set(conversationId, { agentId, lines: [], broken: undefined, pulled: 0 })
+          new Map(all).set(conversationId, { agentId, members: undefined, lines: [], broken: undefined, pulled: 0 })
         ),
+      bindGroup: (conversationId, members) =>
+        Ref.update(conversations, (all) =>
+          new Map(all).set(conversationId, {
+            agentId: undefined,
+            members: [...members],
+            lines: [],
+            broken: undefined,
+            pulled: 0
+          })
+        ),
+      setMembers: (conversationId, members) => update(conversationId, (c) => ({ ...c, members: [...members] })),
+      drop: (conversationId, seq) =>
+        update(conversationId, (c) => ({ ...c, lines: c.lines.filter((line) => line.seq > seq) })),
       append: (conversationId, ...lines) =>
         Ref.modify(conversations, (all): [ReadonlyArray<Lines.Line>, Map<string, Conversation>] => {
           const conversation = all.get(conversationId)

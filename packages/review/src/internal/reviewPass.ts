@@ -40,6 +40,8 @@ export interface Input {
   readonly lines: ReadonlyArray<Lines.Line>
   readonly moreFollow: boolean
   readonly anchor: string
+  /** Who else takes part, in a group conversation. */
+  readonly group?: Prompt.Group | undefined
   /** The first pass of a review warns of odd files; the passes after it see the same files. */
   readonly first: boolean
 }
@@ -97,7 +99,8 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
       memoryNotShown: chosen.memoryNotShown,
       context: input.context,
       lines: input.lines,
-      moreFollow: input.moreFollow
+      moreFollow: input.moreFollow,
+      group: input.group
     },
     settings
   )

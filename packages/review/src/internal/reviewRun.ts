@@ -1,21 +1,23 @@
 /**
- * One memory review of a conversation (SPEC 4.2–4.6), as a pipeline of values: find the agent and its cursor, read
- * the new lines and plan the review, check the failure policy, run the passes, and end in an `Outcome`. A step that
- * fails stops the review with what it knew and what the passes had done; the failure is then counted against the
- * policy, warned and recorded as the last review. A review never fails: what happened is its outcome.
+ * One memory review of a conversation, or of one member agent of a group conversation (SPEC 4.2–4.7), as a pipeline
+ * of values: find the agent and its cursor, read the new lines and plan the review, check the failure policy, run the
+ * passes, and end in an `Outcome`. A step that fails stops the review with what it knew and what the passes had done;
+ * the failure is then counted against the policy, warned and recorded as the last review. A review never fails: what
+ * happened is its outcome.
  */
-import type { Backoff, StorageError } from "@mneme/core"
+import type { Backoff, StorageError, TranscriptError } from "@mneme/core"
 import { Lines, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
 import type { ReviewState } from "../ReviewState.ts"
 import {
   type Changes,
-  cursorKey,
   type Failed,
   metrics,
   noChanges,
   type Outcome,
   type ReviewError,
+  type Target,
+  targetKey,
   warnings
 } from "../ReviewOutcome.ts"
 import type { Transcript } from "../Transcript.ts"
@@ -124,15 +126,44 @@ const passes = (
     })
   )
 
+/**
+ * A group member's lines as it sees them (SPEC 4.7): its own as itself, the other agents' by name; and who else takes
+ * part, for the request.
+ */
+const asMember = Effect.fnUntraced(function* (
+  services: Services,
+  conversationId: string,
+  member: string,
+  lines: { readonly context: ReadonlyArray<Lines.Line>; readonly lines: ReadonlyArray<Lines.Line> }
+): Effect.fn.Return<Pick<Pass.Input, "context" | "lines" | "group">, TranscriptError> {
+  const members = (yield* services.transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)) ?? []
+  const all = [...lines.context, ...lines.lines]
+  const others = new Set([
+    ...members.filter((id) => id !== member),
+    ...all.flatMap((line) =>
+      line.who === "agent" && line.name !== undefined && line.name !== member ? [line.name] : []
+    )
+  ])
+  const names = new Map<string, string>()
+  for (const id of others) names.set(id, (yield* services.agents.get(id))?.name ?? id)
+  const nameOf = (id: string) => names.get(id) ?? id
+  return {
+    context: lines.context.map((line) => Lines.asSeenBy(line, member, nameOf)),
+    lines: lines.lines.map((line) => Lines.asSeenBy(line, member, nameOf)),
+    group: { agents: members.filter((id) => id !== member).map(nameOf), people: Lines.people(all) }
+  }
+})
+
 /** The review up to its outcome, or the `Halt` of the step that failed. */
 const attempt = Effect.fnUntraced(function* (
   services: Services,
-  conversationId: string,
+  target: Target,
   force: boolean
 ): Effect.fn.Return<Outcome, Halt> {
   const { settings, state, transcript, agents, tracker } = services
-  const key = cursorKey(conversationId)
-  const agentId = yield* transcript.agentOf(conversationId).pipe(halt(nowhere))
+  const { conversationId, member } = target
+  const key = targetKey(target)
+  const agentId = member ?? (yield* transcript.agentOf(conversationId).pipe(halt(nowhere)))
   const found: Where = { ...nowhere, agentId }
   const agent = yield* agents.get(agentId)
   if (agent === undefined) return { _tag: "AgentGone", ...common(conversationId, found, nothingYet) }
@@ -161,7 +192,11 @@ const attempt = Effect.fnUntraced(function* (
   if (cursor === undefined) yield* state.setCursor(key, plan.base).pipe(halt(placed))
   const asking: Where = { ...placed, cursor: plan.base }
   const anchor = yield* transcript.anchor(conversationId, plan.user)
-  const input = { agent, context: plan.context, lines: plan.lines, moreFollow: plan.moreFollow, anchor }
+  const seen =
+    member === undefined
+      ? { context: plan.context, lines: plan.lines }
+      : yield* asMember(services, conversationId, member, plan).pipe(halt(asking))
+  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor }
   const ended = yield* passes(services, input, asking, nothingYet)
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
   const ending = yield* Clock.currentTimeMillis
@@ -178,13 +213,13 @@ const couldNotRecord = (error: StorageError) =>
   Effect.logError("memory review could not record its failure").pipe(Effect.annotateLogs({ reason: error.message }))
 
 /** A failed review: counted against the policy, warned (the stop once), recorded as the last review, its outcome. */
-const failed = Effect.fnUntraced(function* (services: Services, conversationId: string, halt: Halt) {
+const failed = Effect.fnUntraced(function* (services: Services, target: Target, halt: Halt) {
   const { settings, state, tracker } = services
   const message = Lines.mask(halt.error.message, settings)
   yield* Effect.logWarning(warnings.failed).pipe(Effect.annotateLogs({ reason: message }))
   const position = halt.where.position ?? { cursor: halt.where.cursor ?? null, newestUserSeq: -1 }
   const counted = yield* tracker
-    .failed(cursorKey(conversationId), position)
+    .failed(targetKey(target), position)
     .pipe(Effect.tapError(couldNotRecord), Effect.option)
   const stop = Option.filter(counted, (c) => c.decision._tag === "Stop")
   if (Option.isSome(stop) && stop.value.warnStop) {
@@ -203,7 +238,7 @@ const failed = Effect.fnUntraced(function* (services: Services, conversationId: 
   }
   return {
     _tag: "Failed",
-    ...common(conversationId, halt.where, halt.progress),
+    ...common(target.conversationId, halt.where, halt.progress),
     error: halt.error,
     reason,
     stopped: Option.isSome(stop)
@@ -226,17 +261,26 @@ const count = (outcome: Outcome) => {
   )
 }
 
-/** The review of a conversation, `force`d past the failure policy or not: a span, its outcome as a value. */
-export const makeReview = (services: Services): ((conversationId: string, force: boolean) => Effect.Effect<Outcome>) =>
+/**
+ * The review of a conversation (of one member, in a group), `force`d past the failure policy or not: a span, its
+ * outcome as a value.
+ */
+export const makeReview = (services: Services): ((target: Target, force: boolean) => Effect.Effect<Outcome>) =>
   Effect.fn("MemoryReview.review")(
-    function* (conversationId: string, force: boolean) {
-      yield* Effect.annotateCurrentSpan({ conversation: conversationId, force })
-      const outcome = yield* attempt(services, conversationId, force).pipe(
-        Effect.catchTag("Halt", (halt) => failed(services, conversationId, halt))
+    function* (target: Target, force: boolean) {
+      yield* Effect.annotateCurrentSpan({ conversation: target.conversationId, member: target.member, force })
+      const outcome = yield* attempt(services, target, force).pipe(
+        Effect.catchTag("Halt", (halt) => failed(services, target, halt))
       )
       yield* count(outcome)
       yield* Effect.annotateCurrentSpan({ outcome: outcome._tag, modelCalls: outcome.modelCalls })
       return outcome
     },
-    (review, conversationId) => Effect.annotateLogs(review, { conversation: conversationId })
+    (review, target) =>
+      Effect.annotateLogs(
+        review,
+        target.member === undefined
+          ? { conversation: target.conversationId }
+          : { conversation: target.conversationId, member: target.member }
+      )
   )

@@ -227,30 +227,45 @@ interface Run {
 }
 
 /**
- * Reviews a conversation until its cursor reaches the last line: one review after another while newer lines follow
- * (the 16,000-character budget splits a long transcript), stopping at the first that fails. Before the first, the
- * model calls it needs are estimated: past `maxCalls` (0: no limit) nothing is asked, nor any cursor set. Between
- * reviews, the calls made and those still needed are checked again (extra passes are not known in advance).
+ * Where a review of `target` starts (its cursor; for a conversation never reviewed, before the file's first line) and
+ * the model calls it needs from there. A cursor past the file's last line fails.
+ */
+const planOf = Effect.fnUntraced(function* (
+  target: ReviewOutcome.Target,
+  lines: TranscriptIndex.Index,
+  settings: Pick<MemoryConfig.Settings, "newLinesBudget">
+) {
+  const cursors = yield* ReviewState.ReviewState
+  const first = lines.count === 0 ? undefined : lines.seqAt(0)
+  const lastLine = lines.count === 0 ? 0 : lines.seqAt(lines.count - 1)
+  const saved = yield* cursors.cursor(ReviewOutcome.targetKey(target))
+  if (saved !== undefined && saved > lastLine) {
+    return yield* new CursorPastEnd({ conversation: target.conversationId, cursor: saved, lastLine })
+  }
+  // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
+  // where a host's first review would read only its last lines.
+  const start = saved ?? (first === undefined ? lastLine : first - 1)
+  return { saved, start, lastLine, planned: estimate(lines, start, settings) }
+})
+
+/**
+ * Reviews a conversation (or one member's side of a group) until its cursor reaches the last line: one review after
+ * another while newer lines follow (the 16,000-character budget splits a long transcript), stopping at the first that
+ * fails. Before the first, the model calls it needs are estimated: past `maxCalls` (0: no limit) nothing is asked,
+ * nor any cursor set. Between reviews, the calls made and those still needed are checked again (extra passes are not
+ * known in advance).
  */
 const reviewToEnd = Effect.fnUntraced(function* (
-  conversationId: string,
+  target: ReviewOutcome.Target,
   lines: TranscriptIndex.Index,
   guard: { readonly maxCalls: number; readonly settings: Pick<MemoryConfig.Settings, "newLinesBudget"> },
   onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
 ) {
   const review = yield* MemoryReview.MemoryReview
   const cursors = yield* ReviewState.ReviewState
-  const key = MemoryReview.cursorKey(conversationId)
+  const key = ReviewOutcome.targetKey(target)
   const first = lines.count === 0 ? undefined : lines.seqAt(0)
-  const lastLine = lines.count === 0 ? 0 : lines.seqAt(lines.count - 1)
-  const saved = yield* cursors.cursor(key)
-  if (saved !== undefined && saved > lastLine) {
-    return yield* new CursorPastEnd({ conversation: conversationId, cursor: saved, lastLine })
-  }
-  // A person reviewing a file means the whole file: a conversation never reviewed starts before its first line,
-  // where a host's first review would read only its last lines.
-  const start = saved ?? (first === undefined ? lastLine : first - 1)
-  const planned = estimate(lines, start, guard.settings)
+  const { saved, start, lastLine, planned } = yield* planOf(target, lines, guard.settings)
   const limited = guard.maxCalls > 0
   if (limited && planned.calls.length > guard.maxCalls) {
     return yield* new TooManyCalls({
@@ -265,7 +280,7 @@ const reviewToEnd = Effect.fnUntraced(function* (
   let cursor = start
   let made = 0
   while (true) {
-    const outcome = yield* review.reviewNow(conversationId)
+    const outcome = yield* review.reviewNow(target.conversationId, target.member)
     outcomes.push(outcome)
     made += outcome.modelCalls
     yield* onPass(outcomes.length, outcome)
@@ -379,6 +394,19 @@ const progress = (outcome: MemoryReview.Outcome, last: number | undefined): stri
   }
 }
 
+/** What the conversation id of a group file is made from, in place of an agent's id. */
+const groupMark = "\u0000group"
+
+/** The member agents `--members` names: ids separated by commas, none empty, each once. */
+const membersOf = (text: string) => {
+  const ids = text.split(",").map((id) => id.trim())
+  return ids.some((id) => id === "")
+    ? Effect.fail(
+        new UsageError({ reason: "--members takes agent ids separated by commas (ada,bob), none of them empty" })
+      )
+    : Effect.succeed([...new Set(ids)])
+}
+
 /** What `review -` says without `--conversation`. */
 const stdinNeedsConversation =
   "a transcript on standard input (-) needs --conversation ID: the id its cursor is kept under, so that the next " +
@@ -417,7 +445,15 @@ export const review = Command.make(
       "show-prompt",
       "Print the system and request text of each model call to stderr, secrets masked"
     ),
-    dryRun: switchFlag("dry-run", "Show the changes without writing them")
+    dryRun: switchFlag("dry-run", "Show the changes without writing them"),
+    members: textFlag("members").pipe(
+      Flag.withDescription(
+        "A group conversation's member agents, separated by commas (ada,bob): each is reviewed on its own side of " +
+          'the conversation, with its own cursor; an agent\'s line names it ({"who":"agent","name":"ada",…})'
+      ),
+      Flag.withMetavar("IDS"),
+      Flag.optional
+    )
   },
   Effect.fn("mneme.review")(function* (input) {
     const global = yield* mneme
@@ -444,74 +480,144 @@ export const review = Command.make(
       Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
       NodePlatform.layer
     )
+    const members = Option.isSome(input.members) ? yield* membersOf(input.members.value) : undefined
+    // A group's cursors are per member (`group:<id>:<agent>`), so its id does not name an agent.
     const conversationId = Option.getOrElse(input.conversation, () =>
-      FileTranscript.conversationOf(path, input.transcript, global.agent, sha256)
+      FileTranscript.conversationOf(path, input.transcript, members === undefined ? global.agent : groupMark, sha256)
     )
     const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
     const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
     const last = lines.count === 0 ? undefined : lines.seqAt(lines.count - 1)
-    // A pass that failed is said once, in the failure lines at the end.
-    const onPass = (pass: number, outcome: MemoryReview.Outcome) =>
-      ReviewOutcome.isOk(outcome) ? Console.error(`pass ${pass}: ${progress(outcome, last)}`) : Effect.void
+    const targets: ReadonlyArray<ReviewOutcome.Target> =
+      members === undefined
+        ? [{ conversationId, member: undefined }]
+        : members.map((member) => ({ conversationId, member }))
+    // A pass that failed is said once, in the failure lines at the end; a member's passes are said with its name.
+    const onPass = (target: ReviewOutcome.Target) => (pass: number, outcome: MemoryReview.Outcome) =>
+      ReviewOutcome.isOk(outcome)
+        ? Console.error(
+            `${target.member === undefined ? "" : `${target.member}: `}pass ${pass}: ${progress(outcome, last)}`
+          )
+        : Effect.void
     const services = Memory.layer({ root, settings: given }).pipe(
       Layer.provide(
-        Layer.mergeAll(transcript.layer({ conversationId, label, agentId: global.agent }), model, NodePlatform.layer)
+        Layer.mergeAll(
+          transcript.layer({ conversationId, label, agentId: global.agent, members }),
+          model,
+          NodePlatform.layer
+        )
       )
     )
-    const { run, view, failures } = yield* Effect.gen(function* () {
-      const run = yield* reviewToEnd(conversationId, lines, { maxCalls: input.maxCalls, settings }, onPass)
-      const view = yield* (yield* MemoryStore.MemoryStore).view(global.agent)
-      const record = yield* (yield* ReviewState.ReviewState).failure(MemoryReview.cursorKey(conversationId))
-      return { run, view, failures: record?.times.length ?? 0 }
+    const results = yield* Effect.gen(function* () {
+      // Every member's calls are counted before the first is made.
+      const plans = yield* Effect.forEach(targets, (target) => planOf(target, lines, settings))
+      const needed = plans.reduce((n, plan) => n + plan.planned.calls.length, 0)
+      if (input.maxCalls > 0 && needed > input.maxCalls) {
+        return yield* new TooManyCalls({
+          calls: needed,
+          maxCalls: input.maxCalls,
+          characters: plans.reduce((n, plan) => n + plan.planned.characters, 0),
+          budget: settings.newLinesBudget
+        })
+      }
+      const results: Array<{
+        readonly agent: string
+        readonly run: Run
+        readonly view: MemoryStore.View
+        readonly failures: number
+      }> = []
+      let made = 0
+      for (const target of targets) {
+        const left = input.maxCalls - made
+        // Extra passes of the members before may have used the calls this one needed: it is then not reviewed.
+        const run: Run =
+          input.maxCalls > 0 && left <= 0
+            ? {
+                outcomes: [],
+                stopped: `not reviewed: the members before made the ${Txt.count(made)} model calls --max-calls allows`
+              }
+            : yield* reviewToEnd(
+                target,
+                lines,
+                { maxCalls: input.maxCalls === 0 ? 0 : left, settings },
+                onPass(target)
+              ).pipe(
+                Effect.catchTag("TooManyCalls", (error) =>
+                  Effect.succeed({ outcomes: [], stopped: error.message } satisfies Run)
+                )
+              )
+        made += run.outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0)
+        const agent = target.member ?? global.agent
+        const view = yield* (yield* MemoryStore.MemoryStore).view(agent)
+        const record = yield* (yield* ReviewState.ReviewState).failure(ReviewOutcome.targetKey(target))
+        results.push({ agent, run, view, failures: record?.times.length ?? 0 })
+      }
+      return results
     }).pipe(Effect.provide(services))
-    const { outcomes } = run
     const files = input.dryRun ? yield* diffRoots(global.memory, root) : []
-    const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
-    const reason = failed === undefined ? (run.stopped ?? null) : reasonFor(failed, settings, failures)
-    const changes = outcomes.map((outcome) => outcome.changes)
-    const summary = {
-      conversation: conversationId,
-      transcript: label,
-      agent: global.agent,
-      memory: global.memory,
-      dryRun: input.dryRun,
-      ok: reason === null,
-      reason,
-      error:
-        reason === null
-          ? null
-          : {
-              tag: failed === undefined ? "TooManyCalls" : failed._tag === "Failed" ? failed.error._tag : failed._tag,
-              message: reason
-            },
-      passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
-      modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
-      cursor: outcomes.at(-1)?.cursor ?? null,
-      lastLine: last ?? null,
-      ...net(changes),
-      leftOut: changes.flatMap((change) => change.leftOut),
-      secretsDropped: changes.reduce((n, change) => n + change.secretsDropped, 0),
-      skipped: changes.flatMap((change) => change.skipped),
-      failed: changes.flatMap((change) =>
-        change.failed.map((failed) => ({ change: failed.change, tag: failed.error._tag, reason: failed.reason }))
-      ),
-      sizes: view.sizes,
-      limits: view.limits,
-      ...(input.dryRun ? { files } : {})
+    const summaries = results.map(({ agent, run, view, failures }) => {
+      const { outcomes } = run
+      const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
+      const reason = failed === undefined ? (run.stopped ?? null) : reasonFor(failed, settings, failures)
+      const changes = outcomes.map((outcome) => outcome.changes)
+      const summary = {
+        conversation: conversationId,
+        transcript: label,
+        agent,
+        memory: global.memory,
+        dryRun: input.dryRun,
+        ok: reason === null,
+        reason,
+        error:
+          reason === null
+            ? null
+            : {
+                tag: failed === undefined ? "TooManyCalls" : failed._tag === "Failed" ? failed.error._tag : failed._tag,
+                message: reason
+              },
+        passes: outcomes.reduce((n, outcome) => n + outcome.passes, 0),
+        modelCalls: outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0),
+        cursor: outcomes.at(-1)?.cursor ?? null,
+        lastLine: last ?? null,
+        ...net(changes),
+        leftOut: changes.flatMap((change) => change.leftOut),
+        secretsDropped: changes.reduce((n, change) => n + change.secretsDropped, 0),
+        skipped: changes.flatMap((change) => change.skipped),
+        failed: changes.flatMap((change) =>
+          change.failed.map((failed) => ({ change: failed.change, tag: failed.error._tag, reason: failed.reason }))
+        ),
+        sizes: view.sizes,
+        limits: view.limits,
+        ...(input.dryRun ? { files } : {})
+      }
+      const landed = changes.some((change) => change.added.length + change.edited.length + change.removed.length > 0)
+      return { summary, failed, reason, landed, run }
+    })
+    if (out.json) {
+      yield* printJson(
+        members === undefined
+          ? summaries[0]!.summary
+          : { conversation: conversationId, transcript: label, members: summaries.map(({ summary }) => summary) }
+      )
+    } else {
+      for (const { summary, reason, landed } of summaries) {
+        const shown = members === undefined ? summary : { ...summary, transcript: `${label} for ${summary.agent}` }
+        if (reason === null || landed || summary.leftOut.length > 0) yield* print(renderReview(shown, files, out.paint))
+      }
     }
-    const landed = changes.some((change) => change.added.length + change.edited.length + change.removed.length > 0)
-    if (out.json) yield* printJson(summary)
-    else if (reason === null || landed || summary.leftOut.length > 0) {
-      yield* print(renderReview(summary, files, out.paint))
+    let failing = false
+    for (const { summary, failed, reason, run } of summaries) {
+      const who = members === undefined ? "" : `${summary.agent}: `
+      if (failed !== undefined) {
+        const lines = failureLines(failed, reason, run.outcomes.length, last)
+        yield* Console.error(lines.map((line) => line.replace(/^mneme: /, `mneme: ${who}`)).join("\n"))
+        failing = true
+      } else if (run.stopped !== undefined) {
+        yield* Console.error(`mneme: ${who}${run.stopped}`)
+        failing = true
+      }
     }
-    if (failed !== undefined) {
-      yield* Console.error(failureLines(failed, reason, outcomes.length, last).join("\n"))
-      return yield* new Exit({ code: ExitCode.failed })
-    }
-    if (run.stopped !== undefined) {
-      yield* Console.error(`mneme: ${run.stopped}`)
-      return yield* new Exit({ code: ExitCode.failed })
-    }
+    if (failing) return yield* new Exit({ code: ExitCode.failed })
   }, Effect.scoped)
 ).pipe(
   Command.withDescription(

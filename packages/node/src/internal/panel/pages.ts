@@ -91,7 +91,8 @@ export const conversations = Effect.fnUntraced(function* (transcripts: Transcrip
         failures: known.failure?.times.length ?? 0,
         newestUserSeq: known.failure?.newestUserSeq,
         stopped: stopped === undefined ? undefined : { until: stopped.until },
-        canReview: known.transcript !== undefined
+        canReview: known.transcript !== undefined,
+        dropped: Object.hasOwn(state.dropped ?? {}, known.key) ? state.dropped![known.key]! : []
       }
       return view
     })

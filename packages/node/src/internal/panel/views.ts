@@ -68,6 +68,8 @@ export interface ConversationView {
   readonly stopped: { readonly until: number | undefined } | undefined
   /** Whether the panel has its transcript, and so can review it now. */
   readonly canReview: boolean
+  /** Lines a host dropped before this conversation's (group member's) review saw them. */
+  readonly dropped: ReadonlyArray<MemoryRoot.DroppedLines>
 }
 
 /** The model, or how to configure one. */
@@ -199,7 +201,21 @@ const lastReviewText = (review: MemoryRoot.LastReview | null): Html =>
 // ---------------------------------------------------------------------------------------------------------------------
 // Conversations
 
-const conversationState = (conversation: ConversationView): Html => {
+/** The lines a host dropped before the review saw them, said plainly: a loss is never silent. */
+const droppedText = (conversation: ConversationView): Html =>
+  conversation.dropped.length === 0
+    ? markup``
+    : markup`<div class="reason">
+        lines lost before review:
+        ${conversation.dropped
+          .map(({ after, upto, at }) => `${after === null ? "" : `after #${after} `}up to #${upto} (${Txt.time(at)})`)
+          .join("; ")}
+      </div>`
+
+const conversationState = (conversation: ConversationView): Html =>
+  markup`${failureState(conversation)}${droppedText(conversation)}`
+
+const failureState = (conversation: ConversationView): Html => {
   if (conversation.failures === 0) return markup`<span class="dim">no failed review</span>`
   const tries = Txt.plural(conversation.failures, "failed review", "failed reviews")
   const at = conversation.cursor === undefined ? "" : ` after #${conversation.cursor}`
