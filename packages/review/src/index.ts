@@ -1,7 +1,8 @@
 /**
  * @mneme/review — mneme's services: the one composition (`Memory`), the memory review and its outcome, the memory
  * store, the review state, the storage port and its files backend, the platform, the host's ports, and memory in use:
- * the agent's tools, the memory section of its prompt, and recall.
+ * the agent's tools, the memory section of its prompt, and recall; and where a root keeps each scope (`Paths`), which
+ * every backend of the storage port names the same way.
  */
 export * as Agents from "./Agents.ts"
 export * as FileRoot from "./FileRoot.ts"
@@ -12,6 +13,7 @@ export * as MemoryReview from "./MemoryReview.ts"
 export * as MemoryRoot from "./MemoryRoot.ts"
 export * as MemoryStore from "./MemoryStore.ts"
 export * as MemoryTools from "./MemoryTools.ts"
+export * as Paths from "./internal/paths.ts"
 export * as Platform from "./Platform.ts"
 export * as ReviewModel from "./ReviewModel.ts"
 export * as ReviewOutcome from "./ReviewOutcome.ts"

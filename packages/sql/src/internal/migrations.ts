@@ -1,0 +1,74 @@
+/**
+ * The tables of a memory root in Postgres, all in the root's own schema, made by effect's `Migrator`:
+ *
+ * - `memory_files`: one row per memory file, keyed by its scope's folder as the files backend names it (`team`,
+ *   `agents/<folder>`, `archive/<folder>-<time>`) and its topic (`''` for MEMORY.md), with the agent's id, the Markdown
+ *   text, and a version counted up by every write;
+ * - `journal`: one row per journal line, in the order they were written (`seq`), with the line's own format version;
+ * - `review_state`: the review state, one row per key of each of its records (`cursors`, `failures`, `lastReviews`…),
+ *   its value as JSON.
+ *
+ * The migrations done are recorded in `mneme_migrations`; their latest id is the schema's format version, and a schema
+ * a newer mneme migrated further is refused (`NewerFormat`) rather than written in a shape this release does not know.
+ */
+import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+
+/** The table recording the migrations done, in the root's schema. */
+export const migrationsTable = "mneme_migrations"
+
+/** The migrations of a root whose schema is `schema`, by `<id>_<name>`. */
+const migrations = (schema: string) => ({
+  "1_memory": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const table = (name: string) => sql(`${schema}.${name}`)
+    yield* sql`CREATE TABLE ${table("memory_files")} (
+      scope text NOT NULL,
+      topic text NOT NULL,
+      agent text,
+      content text NOT NULL,
+      version integer NOT NULL,
+      PRIMARY KEY (scope, topic)
+    )`
+    yield* sql`CREATE TABLE ${table("journal")} (
+      seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      version integer NOT NULL,
+      id text,
+      time double precision NOT NULL,
+      op text NOT NULL,
+      scope text NOT NULL,
+      file text NOT NULL,
+      actor text NOT NULL,
+      auto boolean,
+      before text,
+      after text,
+      undoes text
+    )`
+    yield* sql`CREATE INDEX ${sql("journal_by_scope")} ON ${table("journal")} (scope, seq)`
+    yield* sql`CREATE TABLE ${table("review_state")} (
+      part text NOT NULL,
+      key text NOT NULL,
+      value jsonb NOT NULL,
+      PRIMARY KEY (part, key)
+    )`
+  })
+})
+
+/** The format version this release migrates a schema to: its latest migration's id. */
+export const formatVersion = 1
+
+const run = Migrator.make({})
+
+/**
+ * Makes the schema `schema` and its tables where missing (one process at a time: the caller holds the root's lock),
+ * and gives the schema's format version: this release's, or a newer one's, which the caller refuses.
+ */
+export const migrate = Effect.fnUntraced(function* (schema: string) {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
+  yield* run({ loader: Migrator.fromRecord(migrations(schema)), table: `${schema}.${migrationsTable}` })
+  const [latest] = yield* sql<{ readonly version: number | null }>`SELECT max(migration_id) AS version FROM ${sql(
+    `${schema}.${migrationsTable}`
+  )}`
+  return latest?.version ?? 0
+})
