@@ -18,7 +18,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   store: async () => (await import("./store.ts")).suite,
   review: async () => (await import("./review.ts")).suite,
   transcript: async () => (await import("./transcript.ts")).suite,
-  tools: async () => (await import("./tools.ts")).suite
+  tools: async () => (await import("./tools.ts")).suite,
+  cluster: async () => (await import("./cluster.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))

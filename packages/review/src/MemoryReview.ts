@@ -123,25 +123,39 @@ export interface Options {
   readonly policy?: Backoff.Policy | undefined
 }
 
-/** The memory review, reading `MemoryConfig` once, now. */
-export const make = Effect.fnUntraced(function* (options: Options = {}) {
+/** One review of a conversation (of one member, in a group), forced past the failure policy or not. */
+export type Review = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
+
+/**
+ * The review itself, without the scheduling: for a host that schedules reviews its own way (a cluster entity per
+ * conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
+ */
+export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
   const settings = yield* MemoryConfig.MemoryConfig
-  const store = yield* MemoryStore
   const state = yield* ReviewState
   const tracker = yield* Backoff.make(options.policy ?? Backoff.policy(settings.failuresMax), {
     load: state.failure,
     save: state.setFailure
   })
-  const transcript = yield* Transcript
-  const review = makeReview({
+  const review: Review = makeReview({
     settings,
-    store,
+    store: yield* MemoryStore,
     state,
-    transcript,
+    transcript: yield* Transcript,
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker
   })
+  return review
+})
+
+/** The memory review, reading `MemoryConfig` once, now. */
+export const make = Effect.fnUntraced(function* (options: Options = {}) {
+  const settings = yield* MemoryConfig.MemoryConfig
+  const store = yield* MemoryStore
+  const state = yield* ReviewState
+  const transcript = yield* Transcript
+  const review = yield* reviewer(options)
   const oneAtATime = yield* Semaphore.make(1)
   const pending = yield* SubscriptionRef.make<Pending>(idle)
   // Closing the service interrupts the worker, then the waiting timers (the FiberMap's), then nothing waits any more.

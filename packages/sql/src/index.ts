@@ -1,5 +1,6 @@
 /**
- * @mneme/sql — memory in Postgres: the Postgres backend of the storage port (`PostgresRoot`), for hosts whose replicas
- * share one memory.
+ * @mneme/sql — for hosts whose replicas share one memory: the Postgres backend of the storage port (`PostgresRoot`),
+ * and the memory review on effect/cluster (`ClusterReview`).
  */
 export * as PostgresRoot from "./PostgresRoot.ts"
+export * as ClusterReview from "./ClusterReview.ts"

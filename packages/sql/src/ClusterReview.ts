@@ -1,0 +1,184 @@
+/**
+ * The memory review on effect/cluster, for hosts that run several replicas: an entity per conversation (per member
+ * of a group), `ConversationReview`, keyed by the conversation's cursor key, that receives the host's `TurnStarted`
+ * and `TurnEnded` messages and runs that conversation's reviews one at a time, on whichever runner holds its shard.
+ * Both messages are persisted (`ClusterSchema.Persisted`), so a turn end sent to a runner that dies is delivered again
+ * to the runner its shard moves to, and reviewed there from the cursor in shared storage. The debounce lives in the
+ * entity: a turn end waits `reviewDelay`, and a newer turn start or turn end supersedes it.
+ *
+ * `layer` is `MemoryReview` over the cluster, so a host's turn loop does not change; `entities` runs the entity on a
+ * runner; `boundedModel` bounds the model calls in flight per runner, in place of one review at a time per host.
+ */
+import { MemoryConfig } from "@mneme/core"
+import { Agents, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome, ReviewState, Transcript } from "@mneme/review"
+import { Effect, FiberSet, Layer, Ref, Schema, Semaphore, Stream, SubscriptionRef } from "effect"
+import { ClusterSchema, Entity, type Sharding } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+
+/** What a message is about: the conversation, and in a group the member agent whose review it is. */
+const TargetPayload = {
+  conversationId: Schema.String,
+  member: Schema.optionalKey(Schema.String)
+}
+
+/** A turn of the conversation starts: a review waiting for its delay is superseded. */
+export const TurnStarted = Rpc.make("TurnStarted", { payload: TargetPayload }).annotate(ClusterSchema.Persisted, true)
+
+/**
+ * A turn of the conversation ended: after `reviewDelay`, unless a newer turn start or end came meanwhile, the
+ * conversation is reviewed (again while newer lines follow). Answers with how the last review ended (the outcome's
+ * `_tag`), or `Superseded`.
+ */
+export const TurnEnded = Rpc.make("TurnEnded", { payload: TargetPayload, success: Schema.String }).annotate(
+  ClusterSchema.Persisted,
+  true
+)
+
+/** The entity of one conversation's reviews (one member's, in a group), keyed by its cursor key. */
+export const ConversationReview = Entity.make("ConversationReview", [TurnStarted, TurnEnded])
+
+/** What a turn end that a newer turn start or end replaced answers. */
+export const superseded = "Superseded"
+
+const targetOf = (payload: { readonly conversationId: string; readonly member?: string }): ReviewOutcome.Target => ({
+  conversationId: payload.conversationId,
+  member: payload.member
+})
+
+const payloadOf = (target: ReviewOutcome.Target) =>
+  target.member === undefined
+    ? { conversationId: target.conversationId }
+    : { conversationId: target.conversationId, member: target.member }
+
+/**
+ * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
+ * failure policy of `options`.
+ */
+export const entities = (
+  options: MemoryReview.Options = {}
+): Layer.Layer<
+  never,
+  never,
+  | Sharding.Sharding
+  | MemoryStore.MemoryStore
+  | ReviewState.ReviewState
+  | Transcript.Transcript
+  | Agents.Agents
+  | ReviewModel.ReviewModel
+> =>
+  ConversationReview.toLayer(
+    Effect.gen(function* () {
+      const settings = yield* MemoryConfig.MemoryConfig
+      const review = yield* MemoryReview.reviewer(options)
+      // Each turn start or end takes a number; a waiting turn end reviews only while its number is the latest.
+      const latest = yield* Ref.make(0)
+      const oneAtATime = yield* Semaphore.make(1)
+      const toEnd = (target: ReviewOutcome.Target): Effect.Effect<string> =>
+        Effect.flatMap(review(target, false), (outcome) =>
+          outcome.moreFollow && ReviewOutcome.isOk(outcome) ? toEnd(target) : Effect.succeed(outcome._tag)
+        )
+      return ConversationReview.of({
+        TurnStarted: () => Ref.update(latest, (n) => n + 1),
+        TurnEnded: ({ payload }) =>
+          Effect.gen(function* () {
+            const mine = yield* Ref.updateAndGet(latest, (n) => n + 1)
+            yield* Effect.sleep(settings.reviewDelay)
+            if ((yield* Ref.get(latest)) !== mine) return superseded
+            return yield* oneAtATime.withPermit(toEnd(targetOf(payload)))
+          }).pipe(Rpc.fork)
+      })
+    })
+  )
+
+/**
+ * The review model with at most `inFlight` calls at once on this runner (the others wait their turn): the bound on
+ * model calls per runner, in place of one review at a time per host.
+ */
+export const boundedModel = (inFlight: number): Layer.Layer<ReviewModel.ReviewModel, never, ReviewModel.ReviewModel> =>
+  Layer.effect(
+    ReviewModel.ReviewModel,
+    Effect.gen(function* () {
+      const inner = yield* ReviewModel.ReviewModel
+      const permits = yield* Semaphore.make(Math.max(1, inFlight))
+      return ReviewModel.ReviewModel.of({ generate: (request) => permits.withPermit(inner.generate(request)) })
+    })
+  )
+
+/**
+ * `MemoryReview` over the cluster: a turn start or end of a conversation is a message to its entity (one per member,
+ * in a group), wherever it runs; `pending` and `awaitIdle` count the turn ends this replica sent whose reviews have not
+ * ended. `reviewNow` and `beforeDrop` review in this replica, as `MemoryReview.layer` does.
+ */
+export const layer = (
+  options: MemoryReview.Options = {}
+): Layer.Layer<
+  MemoryReview.MemoryReview,
+  never,
+  | Sharding.Sharding
+  | MemoryStore.MemoryStore
+  | ReviewState.ReviewState
+  | Transcript.Transcript
+  | Agents.Agents
+  | ReviewModel.ReviewModel
+> =>
+  Layer.effect(
+    MemoryReview.MemoryReview,
+    Effect.gen(function* () {
+      const local = yield* MemoryReview.make(options)
+      const transcript = yield* Transcript.Transcript
+      const clientFor = yield* ConversationReview.client
+      const sent = yield* FiberSet.make<unknown, never>()
+      const waiting = yield* SubscriptionRef.make(0)
+      const targetsOf = (conversationId: string) =>
+        (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
+          Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
+            members === undefined
+              ? [{ conversationId, member: undefined }]
+              : members.map((member) => ({ conversationId, member }))
+          )
+        )
+      /** Sends `message` to each entity of the conversation; a failure to send is warned, never the host's. */
+      const toEach = (
+        conversationId: string,
+        message: (target: ReviewOutcome.Target) => Effect.Effect<unknown, unknown>
+      ) =>
+        targetsOf(conversationId).pipe(
+          Effect.flatMap((targets) => Effect.forEach(targets, message, { discard: true })),
+          Effect.catchCause((cause) =>
+            Effect.logWarning("memory review could not reach a conversation's review", cause).pipe(
+              Effect.annotateLogs({ conversation: conversationId })
+            )
+          )
+        )
+      const turnEnded = (conversationId: string) =>
+        toEach(conversationId, (target) =>
+          SubscriptionRef.update(waiting, (n) => n + 1).pipe(
+            Effect.andThen(
+              FiberSet.run(
+                sent,
+                clientFor(ReviewOutcome.targetKey(target))
+                  .TurnEnded(payloadOf(target))
+                  .pipe(
+                    Effect.catchCause((cause) =>
+                      Effect.logWarning("memory review could not reach a conversation's review", cause)
+                    ),
+                    Effect.ensuring(SubscriptionRef.update(waiting, (n) => n - 1))
+                  )
+              )
+            )
+          )
+        )
+      return MemoryReview.MemoryReview.of({
+        ...local,
+        turnStarted: (conversationId) =>
+          toEach(conversationId, (target) => clientFor(ReviewOutcome.targetKey(target)).TurnStarted(payloadOf(target))),
+        turnEnded,
+        pending: Effect.zipWith(SubscriptionRef.get(waiting), local.pending, (a, b) => a + b),
+        awaitIdle: SubscriptionRef.changes(waiting).pipe(
+          Stream.takeUntil((n) => n === 0),
+          Stream.runDrain,
+          Effect.andThen(local.awaitIdle)
+        )
+      })
+    })
+  )

@@ -1,0 +1,172 @@
+/**
+ * The review on a cluster of processes, on loopback: three runner processes sharing one Postgres database (the
+ * cluster's message and runner storage, and memory), and a host process that ends two turns of 100 conversations
+ * through the entity clients with a scripted model. One runner is killed (`kill -9`) in the middle of a review: its
+ * shards move, every turn end is still reviewed, no entry is lost or doubled, no conversation ever has two reviews
+ * running at once (checked from the model calls' logged times), and the model calls per turn end stay within one
+ * retry of the review the kill cut short.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { agentOf, type Call, client, entryOf } from "./fixtures/clusterPorts.ts"
+import { withClient } from "./fixtures/postgres.ts"
+
+const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url))
+const conversations = 100
+const turns = 2
+
+/** A port nothing listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.on("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(address)))
+    })
+  })
+
+/** A fixture script as a child process, its output collected. */
+const start = (script: string, args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, ["--conditions=@mneme/source", join(fixtures, script), ...args], {
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const output = { text: "" }
+  child.stdout.on("data", (chunk: Buffer) => (output.text += chunk.toString()))
+  child.stderr.on("data", (chunk: Buffer) => (output.text += chunk.toString()))
+  return { child, output }
+}
+
+/** Waits until `check` holds, polling, for at most `ms`. */
+const until = async (check: () => boolean, ms: number, what: string) => {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The exit code of a child once it has ended (`null` when a signal ended it). */
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve(child.exitCode)
+      : child.once("exit", (code) => resolve(code))
+  )
+
+const callsIn = (file: string): ReadonlyArray<Call> =>
+  existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((row) => row !== "")
+        .map((row) => JSON.parse(row) as Call)
+    : []
+
+/** Runs a statement in the test database (to make and drop the run's own database). */
+const inTest = (statement: string) => Effect.runPromise(withClient((sql) => sql.unsafe(statement)))
+
+/** Runs a query in the run's database. */
+const inRun = <A extends object>(database: string, query: string) =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(query)).pipe(Effect.provide(client(database)))
+  )
+
+describe("the review on a cluster of processes", () => {
+  it("a runner killed mid-review: every turn end reviewed once its shards move, nothing lost or doubled", async () => {
+    const database = `mneme_cluster_${randomUUID().replaceAll("-", "")}`
+    const dir = mkdtempSync(join(tmpdir(), "mneme-cluster-"))
+    const transcripts = join(dir, "conversations")
+    mkdirSync(transcripts)
+    const calls = join(dir, "calls.jsonl")
+    await inTest(`CREATE DATABASE ${database}`)
+    const children: Array<ChildProcess> = []
+    try {
+      const runner = async () => {
+        const port = await freePort()
+        const started = start("clusterRunner.ts", [database, String(port), transcripts, calls])
+        children.push(started.child)
+        await until(() => started.output.text.includes("ready"), 60_000, `runner ${port}: ${started.output.text}`)
+        return started.child
+      }
+      // The first runner migrates the cluster's tables and memory's; the others start beside it.
+      const first = await runner()
+      const [second, third] = await Promise.all([runner(), runner()])
+      const host = start("clusterHost.ts", [database, transcripts, String(conversations), String(turns)])
+      children.push(host.child)
+
+      // Kill a runner while one of its reviews is asking the model.
+      const victim = second!
+      await until(
+        () => {
+          const mine = callsIn(calls).filter((call) => call.pid === victim.pid)
+          return mine.filter((call) => call.event === "start").length > mine.filter((c) => c.event === "end").length
+        },
+        60_000,
+        "a review on the runner to kill"
+      )
+      victim.kill("SIGKILL")
+      const killedAt = Date.now()
+      const code = await Promise.race([
+        exited(host.child),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(host.output.text)), 150_000))
+      ])
+      assert.strictEqual(code, 0, host.output.text)
+      assert.include(host.output.text, "done")
+
+      // Every turn's entry is in its conversation's agent's memory, once.
+      const rows = await inRun<{ content: string }>(database, `SELECT content FROM mneme.memory_files`)
+      const entries = rows.flatMap((row) => row.content.split("\n").filter((line) => line.startsWith("- ")))
+      for (let c = 1; c <= conversations; c++) {
+        for (let t = 1; t <= turns; t++) {
+          const text = entryOf(`c${c}`, t)
+          const found = entries.filter((line) => line.startsWith(`- ${text} [`))
+          assert.strictEqual(found.length, 1, `${agentOf(`c${c}`)}: ${text}`)
+        }
+      }
+      assert.strictEqual(entries.length, conversations * turns)
+
+      // No conversation ever had two reviews asking the model at once; the killed runner's ended when it died.
+      const all = callsIn(calls)
+      const byConversation = Map.groupBy(all, (call) => call.conversation)
+      let cut = 0
+      for (const [conversation, events] of byConversation) {
+        const open = new Map<number, number>()
+        let count = 0
+        for (const call of events.toSorted((a, b) => a.at - b.at)) {
+          for (const [pid, at] of open) {
+            if (pid === victim.pid && at <= killedAt && call.at >= killedAt) open.delete(pid)
+          }
+          if (call.event === "start") {
+            assert.strictEqual(open.size, 0, `${conversation}: two reviews at once at ${call.at}`)
+            open.set(call.pid, call.at)
+            count++
+          } else open.delete(call.pid)
+        }
+        const cutShort = events.some(
+          (call) =>
+            call.pid === victim.pid &&
+            call.event === "start" &&
+            !events.some((end) => end.pid === victim.pid && end.event === "end" && end.at >= call.at)
+        )
+        if (cutShort) cut++
+        // One call per turn at most, and one more where the kill cut a review short.
+        assert.isAtMost(count, turns + (cutShort ? 1 : 0), conversation)
+      }
+      assert.isAbove(cut, 0)
+      assert.isTrue(all.some((call) => call.pid === first.pid) && all.some((call) => call.pid === third!.pid))
+    } finally {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      await Promise.all(children.map(exited))
+      rmSync(dir, { recursive: true, force: true })
+      await inTest(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    }
+  }, 300_000)
+})
