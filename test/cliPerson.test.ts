@@ -114,7 +114,10 @@ describe("what a person might mistype", () => {
     const dir = workingFolder()
     const run = mnemeIn(dir, ["remember", "The user likes tea", "--memory", ""])
     assert.strictEqual(run.code, 2, run.stderr)
-    assert.include(run.stderr, "mneme: Missing value for flag --memory. Expected: a memory folder that is not empty")
+    assert.include(
+      run.stderr,
+      "mneme: Missing value for flag --memory. Expected: a memory folder (or a postgres:// URL) that is not empty"
+    )
     assert.deepStrictEqual(readdirSync(dir).sort(), ["answers.jsonl", "chats"])
   })
 

@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Result } from "effect"
-import { launcher, mnemeIn, repo, scratch, stubServer } from "./cliKit.ts"
+import { files, launcher, mnemeIn, repo, scratch, stubServer } from "./cliKit.ts"
 
 const readme = readFileSync(join(repo, "README.md"), "utf8")
 
@@ -115,6 +115,30 @@ const checks: Record<string, (does: string) => void> = {
     const remembered = mnemeIn(dir, ["remember", "Dana drinks oolong tea", "--memory", "here"])
     assert.strictEqual(remembered.code, 0, remembered.stderr)
     assert.isTrue(existsSync(join(dir, "here/agents/default/MEMORY.md")))
+  },
+  "mneme export DIR": (does) => {
+    assert.include(does, "(a folder or `postgres://…`) written as a new memory folder at DIR")
+    // From a folder (Postgres is test/cliPostgres.test.ts's): a new folder holding the same memory, not a full one.
+    const { dir } = scratch()
+    assert.strictEqual(mnemeIn(dir, ["remember", "Dana drinks oolong tea"]).code, 0)
+    const exported = mnemeIn(dir, ["export", "copy"])
+    assert.strictEqual(exported.code, 0, exported.stderr)
+    assert.match(exported.stdout, /^Exported the memory in \.\/memory to copy: 1 agent, 1 file, 1 journal line and /)
+    assert.deepStrictEqual(files(join(dir, "copy")), files(join(dir, "memory")))
+    assert.strictEqual(mnemeIn(dir, ["export", "copy"]).code, 1)
+  },
+  "mneme import DIR": (does) => {
+    assert.include(does, "written into `--memory` (a folder or `postgres://…`), which holds no memory yet")
+    const { dir } = scratch()
+    assert.strictEqual(mnemeIn(dir, ["remember", "Dana drinks oolong tea", "--memory", "old"]).code, 0)
+    const imported = mnemeIn(dir, ["import", "old"])
+    assert.strictEqual(imported.code, 0, imported.stderr)
+    assert.match(imported.stdout, /^Imported the memory folder old into \.\/memory: 1 agent, 1 file, 1 journal line /)
+    const shown = mnemeIn(dir, ["recall", "oolong", "--json"])
+    assert.include(shown.stdout, "Dana drinks oolong tea")
+    const again = mnemeIn(dir, ["import", "old"])
+    assert.strictEqual(again.code, 1)
+    assert.include(again.stderr, "already holds memory")
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The `mneme` command line (DESIGN.md, "The CLI"): review a JSONL transcript into a memory folder, and read or change
- * that memory. Human output by default (colour only on a terminal), one JSON document with `--json`.
+ * The `mneme` command line (DESIGN.md, "The CLI"): review a JSONL transcript into memory (a folder, or a Postgres
+ * database), read or change that memory, and move it between the two. Human output by default (colour only on a terminal), one JSON document with `--json`.
  *
  * Every failure is a short message on stderr and a non-zero exit, with no stack trace unless `--verbose`:
  * 1 when an operation failed (a bad transcript line, the model, a full memory, no match, a failed write), 2 for usage
@@ -22,6 +22,8 @@ import {
   wantsJson
 } from "./internal/cli/common.ts"
 import { agents } from "./internal/cli/agents.ts"
+import { exportMemory } from "./internal/cli/export.ts"
+import { importMemory } from "./internal/cli/import.ts"
 import { journal } from "./internal/cli/journal.ts"
 import { mcp } from "./internal/cli/mcp.ts"
 import { panel } from "./internal/cli/panel.ts"
@@ -36,7 +38,21 @@ export { CursorPastEnd } from "./internal/cli/review.ts"
 export { Exit, ExitCode, markValues, UsageError, version } from "./internal/cli/common.ts"
 
 const cli = mneme.pipe(
-  Command.withSubcommands([review, show, remember, edit, forget, recall, journal, undo, agents, mcp, panel])
+  Command.withSubcommands([
+    review,
+    show,
+    remember,
+    edit,
+    forget,
+    recall,
+    journal,
+    undo,
+    agents,
+    exportMemory,
+    importMemory,
+    mcp,
+    panel
+  ])
 )
 
 /**

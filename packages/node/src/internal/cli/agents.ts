@@ -1,10 +1,10 @@
-/** `mneme agents`: the agents of the memory folder, with their folders, MEMORY.md sizes and topic counts. */
+/** `mneme agents`: the agents of the memory root (a folder or a Postgres schema), with their folders, MEMORY.md sizes and topic counts. */
 import { MemoryConfig } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, withMemory } from "./common.ts"
+import { memoryLocation, output, print, printJson, withMemory } from "./common.ts"
 
 /** An agent id as a table cell: as it is, or quoted when it holds a control character (a line break, say). */
 const shownId = (id: string) => {
@@ -19,14 +19,14 @@ export const agents = Command.make(
   "agents",
   {},
   Effect.fn("mneme.agents")(function* () {
-    const global = yield* mneme
+    const { shown } = yield* memoryLocation
     const out = yield* output
     const settings = yield* MemoryConfig.MemoryConfig
     const store = yield* MemoryStore.MemoryStore
     const found = yield* store.agents
     if (out.json) {
       return yield* printJson({
-        memory: global.memory,
+        memory: shown,
         limits: { memory: settings.memoryMax, topics: settings.topicsMax },
         agents: found.map((agent) => ({
           agent: agent.agentId ?? null,
@@ -37,7 +37,7 @@ export const agents = Command.make(
       })
     }
     const p = out.paint
-    if (found.length === 0) return yield* print([p.dim(`no agents in ${global.memory}`)])
+    if (found.length === 0) return yield* print([p.dim(`no agents in ${shown}`)])
     yield* print(
       Txt.table(
         [
@@ -53,4 +53,4 @@ export const agents = Command.make(
       )
     )
   }, withMemory)
-).pipe(Command.withDescription("List the agents of the memory folder: their folders, MEMORY.md sizes and topics"))
+).pipe(Command.withDescription("List the agents of the memory root: their folders, MEMORY.md sizes and topics"))

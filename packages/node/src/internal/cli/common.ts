@@ -1,14 +1,14 @@
 /**
  * What every command of the `mneme` CLI shares: the exit codes and the errors that end a run, the global flags
  * (`--memory`, `--agent`, `--json`, `--verbose`), values that start with "-", output, and the memory store over
- * `--memory` with the limits of the environment.
+ * `--memory` (a folder, or a Postgres database) with the limits of the environment.
  */
 import { MemoryConfig, Scope } from "@mneme/core"
-import { FileRoot, MemoryStore, ReviewState } from "@mneme/review"
-import { Config, Console, Data, Effect, Layer, Option, Runtime, Schema } from "effect"
+import { MemoryStore, ReviewState } from "@mneme/review"
+import { Config, Console, Data, Effect, Layer, Option, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
-import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
+import * as MemoryLocation from "./memoryLocation.ts"
 
 /** The version `mneme --version` prints, and the MCP server gives its clients. */
 export const version = "0.1.0"
@@ -74,10 +74,13 @@ export const mneme = Command.make("mneme").pipe(
     memory: textFlag("memory").pipe(
       Flag.filter(
         (dir) => dir.trim() !== "",
-        () => "a memory folder that is not empty"
+        () => "a memory folder (or a postgres:// URL) that is not empty"
       ),
-      Flag.withDescription("The memory folder"),
-      Flag.withMetavar("DIR"),
+      Flag.withDescription(
+        "The memory folder, or a Postgres database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?schema=NAME] " +
+          "(schema mneme by default)"
+      ),
+      Flag.withMetavar("DIR|URL"),
       Flag.withDefault("./memory")
     ),
     agent: textFlag("agent").pipe(
@@ -136,12 +139,17 @@ export const topicFlag = textFlag("topic").pipe(
   Flag.optional
 )
 export const teamFlag = switchFlag("team", "Team memory instead of the agent's own")
-/** The memory store and the review state over the memory folder `root`, on this machine. */
-export const storeLayer = (root: string) =>
-  Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(
-    Layer.provide(FileRoot.layer({ root })),
-    Layer.provide(NodePlatform.layer)
-  )
+/** Where `--memory` says memory is: a folder or a Postgres database, or a usage error saying how to write it. */
+export const memoryLocation = Effect.flatMap(mneme, (global) =>
+  Result.match(MemoryLocation.parse(global.memory), {
+    onSuccess: Effect.succeed,
+    onFailure: (reason) => Effect.fail(new UsageError({ reason }))
+  })
+)
+
+/** The memory store and the review state over `location` (a memory folder or a Postgres database), on this machine. */
+export const storeLayer = (location: MemoryLocation.Location) =>
+  Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(Layer.provide(MemoryLocation.rootLayer(location)))
 
 /** A limit from the environment variable `name`, if set: a whole number above 0, or a usage error naming it. */
 const optionalLimit = Effect.fnUntraced(function* (name: string) {
@@ -174,9 +182,9 @@ export const limits = Effect.gen(function* () {
 /** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */
 export const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const { memory } = yield* mneme
+    const location = yield* memoryLocation
     const settings = MemoryConfig.layer(yield* limits)
-    return yield* Effect.provide(effect, storeLayer(memory).pipe(Layer.provideMerge(settings)))
+    return yield* Effect.provide(effect, storeLayer(location).pipe(Layer.provideMerge(settings)))
   })
 
 /** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */

@@ -2,7 +2,9 @@
  * `mneme mcp`: mneme's memory for any MCP client (`MemoryMcp`), served over stdio (the default: the client launches
  * the command and talks on its standard input and output) or streamable HTTP at `/mcp` (`--http HOST:PORT`, loopback
  * unless `--allow-remote`, which needs a bearer token from MNEME_MCP_TOKEN). The review's model is chosen as
- * `mneme review` chooses it; without one the lines `review_turn` gets are kept, and no review runs.
+ * `mneme review` chooses it; without one the lines `review_turn` gets are kept, and no review runs. Memory is the
+ * folder or the Postgres database of `--memory`; the conversation logs are kept in the memory folder, or, with
+ * Postgres, in the folder `--logs` names (they are files a review reads from its end).
  *
  * When the client closes (end of standard input, or the end of the last HTTP session) the server stops taking
  * requests, lets the reviews still waiting finish within `--grace` seconds, and exits 0. Standard output is the
@@ -10,7 +12,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { MemoryConfig, ModelError } from "@mneme/core"
-import { MemoryReview, ReviewModel } from "@mneme/review"
+import { Memory, MemoryReview, ReviewModel } from "@mneme/review"
 import {
   Cause,
   Config,
@@ -33,10 +35,12 @@ import { Command, Flag } from "effect/cli"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
+import * as ConversationLog from "../../ConversationLog.ts"
 import * as MemoryMcp from "../../MemoryMcp.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
-import { limits, mneme, switchFlag, textFlag, UsageError, version } from "./common.ts"
+import { limits, memoryLocation, mneme, switchFlag, textFlag, UsageError, version } from "./common.ts"
+import * as MemoryLocation from "./memoryLocation.ts"
 import { chooseModel } from "./model.ts"
 
 /** The path streamable HTTP is served at. */
@@ -133,6 +137,45 @@ const reviewModel = Effect.fnUntraced(function* (model: Option.Option<string>) {
 /** A model for a server without one: the review is off, so it is never asked. */
 const noModel = ReviewModel.layer(() => Effect.fail(new ModelError({ reason: `no model is configured: ${noReview}` })))
 
+/**
+ * mneme over `location` for the server, with the conversation logs: a memory folder keeps them in its own
+ * `conversations/` folder (`MemoryMcp.services`); with Postgres they are in `logs/conversations/`, appended under
+ * the database root's single writer, as every change is.
+ */
+const servicesAt = (location: MemoryLocation.Location, logs: string, agentId: string) => {
+  if (location._tag === "Folder") return MemoryMcp.services({ root: location.path, agentId })
+  const root = MemoryLocation.rootLayer(location)
+  const log = ConversationLog.layer({ root: logs }).pipe(Layer.provide(root))
+  return Memory.layerOver(root).pipe(Layer.provide(ConversationLog.layerPorts(agentId)), Layer.provideMerge(log))
+}
+
+/**
+ * The folder the conversation logs are kept under for the memory of `location`: the memory folder itself, or with
+ * Postgres the one `--logs` names (required there, refused with a folder).
+ */
+const logsFolder = (location: MemoryLocation.Location, logs: Option.Option<string>) => {
+  if (location._tag === "Folder") {
+    return Option.isNone(logs)
+      ? Effect.succeed(location.path)
+      : Effect.fail(
+          new UsageError({
+            reason:
+              "--logs is for --memory postgres://…: a memory folder keeps its conversation logs in its " +
+              "conversations/ folder"
+          })
+        )
+  }
+  return Option.isSome(logs) && logs.value.trim() !== ""
+    ? Effect.succeed(logs.value)
+    : Effect.fail(
+        new UsageError({
+          reason:
+            "with --memory postgres://…, mneme mcp needs --logs DIR: the folder on this machine where the " +
+            "conversation logs of review_turn are kept (in DIR/conversations/), as they are not kept in the database"
+        })
+      )
+}
+
 /** Runs a server layer until it ends by itself or `stop` completes; a failure to start is the run's. */
 const serveUntil = <A, E, R>(server: Layer.Layer<A, E, R>, stop: Effect.Effect<void>) =>
   Effect.gen(function* () {
@@ -160,6 +203,13 @@ export const mcp = Command.make(
       ),
       Flag.optional
     ),
+    logs: textFlag("logs").pipe(
+      Flag.withDescription(
+        "With --memory postgres://…, the folder where the conversation logs of review_turn are kept (in DIR/conversations/)"
+      ),
+      Flag.withMetavar("DIR"),
+      Flag.optional
+    ),
     grace: Flag.Int("grace").pipe(
       Flag.withDescription("When the client closes, how long the reviews still waiting may take to finish"),
       Flag.withMetavar("SECONDS"),
@@ -172,6 +222,8 @@ export const mcp = Command.make(
         const problem = MemoryMcp.agentProblem(global.agent)
         if (problem !== undefined) return yield* new UsageError({ reason: problem })
         if (input.grace < 0) return yield* new UsageError({ reason: "--grace must be 0 seconds or more" })
+        const location = yield* memoryLocation
+        const logs = yield* logsFolder(location, input.logs)
         const address = Option.isNone(input.http) ? undefined : parseAddress(input.http.value)
         if (address !== undefined && Result.isFailure(address)) {
           return yield* new UsageError({ reason: address.failure })
@@ -199,7 +251,7 @@ export const mcp = Command.make(
           ...(model === undefined ? { reviewEnabled: false } : {})
         })
         const context = yield* Layer.build(
-          MemoryMcp.services({ root: global.memory, agentId: global.agent }).pipe(
+          servicesAt(location, logs, global.agent).pipe(
             Layer.provide(Layer.mergeAll(model ?? noModel, NodePlatform.layer)),
             Layer.provide(settings)
           )
@@ -215,7 +267,7 @@ export const mcp = Command.make(
           protocols: MemoryMcp.protocols,
           registrations
         }
-        const serving = `mneme mcp: serving the memory of the agent ${JSON.stringify(global.agent)} in ${global.memory}`
+        const serving = `mneme mcp: serving the memory of the agent ${JSON.stringify(global.agent)} in ${location.shown}`
         const review = Context.get(context, MemoryReview.MemoryReview)
         const close = Effect.gen(function* () {
           const pending = yield* review.pending

@@ -1,11 +1,11 @@
 /**
- * `mneme panel`: serves the memory panel, a local web page to see and correct a memory folder (its agents, their
+ * `mneme panel`: serves the memory panel, a local web page to see and correct a memory root (its agents, their
  * memory against the limits, the last review and why it failed, the journal with undo, "ask or change" in plain words
  * with a preview), until stopped. It listens on 127.0.0.1 unless `--host` says otherwise, prints its address and a
  * link with a random access token, and opens nothing by itself.
  */
 import { MemoryConfig } from "@mneme/core"
-import { FileRoot, MemoryStore, ReviewModel, ReviewState } from "@mneme/review"
+import { MemoryStore, ReviewModel, ReviewState } from "@mneme/review"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -13,7 +13,8 @@ import { createServer } from "node:http"
 import * as NodePlatform from "../../NodePlatform.ts"
 import * as Guard from "../panel/guard.ts"
 import * as Server from "../panel/server.ts"
-import { limits, mneme, output, print, printJson, textFlag, UsageError } from "./common.ts"
+import { limits, memoryLocation, output, print, printJson, textFlag, UsageError } from "./common.ts"
+import * as MemoryLocation from "./memoryLocation.ts"
 import { chooseModel } from "./model.ts"
 
 /** The panel could not listen on the address asked for. */
@@ -68,7 +69,7 @@ export const panel = Command.make(
     )
   },
   Effect.fn("mneme.panel")(function* (input) {
-    const global = yield* mneme
+    const location = yield* memoryLocation
     const out = yield* output
     if (!Number.isSafeInteger(input.port) || input.port < 0 || input.port > 65535) {
       return yield* new UsageError({ reason: `--port must be a port number from 0 to 65535, not ${input.port}` })
@@ -78,12 +79,12 @@ export const panel = Command.make(
     const chosen = yield* modelIfConfigured(input.model)
     const model = chosen === undefined ? undefined : Context.get(yield* Layer.build(chosen), ReviewModel.ReviewModel)
     const memory = Layer.mergeAll(MemoryStore.layer, ReviewState.layer).pipe(
-      Layer.provideMerge(FileRoot.layer({ root: global.memory })),
+      Layer.provideMerge(MemoryLocation.rootLayer(location)),
       Layer.provideMerge(NodePlatform.layer),
       Layer.provideMerge(MemoryConfig.layer(settings))
     )
     const server = Server.layer({
-      root: global.memory,
+      root: location.shown,
       host: input.host,
       transcripts: Option.getOrUndefined(input.transcripts),
       model,
@@ -104,10 +105,10 @@ export const panel = Command.make(
     )
     const { address, link } = Context.get(served, Server.Panel)
     if (out.json) {
-      yield* printJson({ memory: global.memory, address, link, model: model !== undefined })
+      yield* printJson({ memory: location.shown, address, link, model: model !== undefined })
     } else {
       yield* print([
-        `mneme panel: memory in ${global.memory}, served at ${address}`,
+        `mneme panel: memory in ${location.shown}, served at ${address}`,
         "Open this link to use it (it holds the access token: keep it to yourself):",
         `  ${link}`,
         model === undefined

@@ -13,9 +13,11 @@ import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
 import * as TranscriptIndex from "../transcriptIndex.ts"
 import { chooseModel } from "./model.ts"
+import * as MemoryLocation from "./memoryLocation.ts"
 import {
   Exit,
   ExitCode,
+  memoryLocation,
   mneme,
   output,
   print,
@@ -407,6 +409,11 @@ const membersOf = (text: string) => {
     : Effect.succeed([...new Set(ids)])
 }
 
+/** What `review --dry-run` says over Postgres. */
+const dryRunNeedsFolder =
+  "--dry-run works on a copy of a memory folder, and --memory names a Postgres database: to see what a review " +
+  "would change, export the memory to a folder (mneme export DIR) and run the review with --dry-run --memory DIR"
+
 /** What `review -` says without `--conversation`. */
 const stdinNeedsConversation =
   "a transcript on standard input (-) needs --conversation ID: the id its cursor is kept under, so that the next " +
@@ -457,10 +464,14 @@ export const review = Command.make(
   },
   Effect.fn("mneme.review")(function* (input) {
     const global = yield* mneme
+    const location = yield* memoryLocation
     const out = yield* output
     const path = yield* Path.Path
     if (input.maxCalls < 0) {
       return yield* new UsageError({ reason: "--max-calls must be 0 (no limit) or more" })
+    }
+    if (input.dryRun && location._tag === "Postgres") {
+      return yield* new UsageError({ reason: dryRunNeedsFolder })
     }
     const chosen = yield* chooseModel(input.model)
     const model = input.showPrompt ? showingPrompts(chosen) : chosen
@@ -486,7 +497,8 @@ export const review = Command.make(
       FileTranscript.conversationOf(path, input.transcript, members === undefined ? global.agent : groupMark, sha256)
     )
     const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
-    const root = input.dryRun ? yield* copyRoot(global.memory) : global.memory
+    const copy = input.dryRun ? yield* copyRoot(global.memory) : undefined
+    const root = copy === undefined ? location : MemoryLocation.folder(copy)
     const last = lines.count === 0 ? undefined : lines.seqAt(lines.count - 1)
     const targets: ReadonlyArray<ReviewOutcome.Target> =
       members === undefined
@@ -499,7 +511,7 @@ export const review = Command.make(
             `${target.member === undefined ? "" : `${target.member}: `}pass ${pass}: ${progress(outcome, last)}`
           )
         : Effect.void
-    const services = Memory.layer({ root, settings: given }).pipe(
+    const services = Memory.layerOver(MemoryLocation.rootLayer(root), { settings: given }).pipe(
       Layer.provide(
         Layer.mergeAll(
           transcript.layer({ conversationId, label, agentId: global.agent, members }),
@@ -554,7 +566,7 @@ export const review = Command.make(
       }
       return results
     }).pipe(Effect.provide(services))
-    const files = input.dryRun ? yield* diffRoots(global.memory, root) : []
+    const files = copy === undefined ? [] : yield* diffRoots(global.memory, copy)
     const summaries = results.map(({ agent, run, view, failures }) => {
       const { outcomes } = run
       const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
@@ -564,7 +576,7 @@ export const review = Command.make(
         conversation: conversationId,
         transcript: label,
         agent,
-        memory: global.memory,
+        memory: location.shown,
         dryRun: input.dryRun,
         ok: reason === null,
         reason,

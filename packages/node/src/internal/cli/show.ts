@@ -7,7 +7,7 @@ import { type MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, withMemory } from "./common.ts"
+import { memoryLocation, mneme, output, print, printJson, withMemory } from "./common.ts"
 
 /**
  * A memory file as `show` gives it: its entries up to its size (a hand-edited file far past it is not printed
@@ -42,6 +42,7 @@ export const show = Command.make(
   {},
   Effect.fn("mneme.show")(function* () {
     const global = yield* mneme
+    const { shown } = yield* memoryLocation
     const out = yield* output
     const settings = yield* MemoryConfig.MemoryConfig
     const store = yield* MemoryStore.MemoryStore
@@ -52,7 +53,7 @@ export const show = Command.make(
     ]
     const lastReview = yield* cursors.lastReview(global.agent)
     const document = {
-      memory: global.memory,
+      memory: shown,
       agent: global.agent,
       scopes: scopes.map(({ name, view }) => ({
         scope: name,
@@ -66,7 +67,7 @@ export const show = Command.make(
     }
     if (out.json) return yield* printJson(document)
     const p = out.paint
-    const lines: Array<string> = [p.bold(`Memory in ${global.memory} for agent ${JSON.stringify(global.agent)}`)]
+    const lines: Array<string> = [p.bold(`Memory in ${shown} for agent ${JSON.stringify(global.agent)}`)]
     for (const scope of document.scopes) {
       lines.push(
         "",

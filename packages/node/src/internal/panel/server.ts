@@ -31,7 +31,7 @@ import * as Views from "./views.ts"
 
 /** What the panel serves and with what. */
 export interface Options {
-  /** The memory folder, as the person named it. */
+  /** The memory root as shown: a folder as the person named it, or a Postgres database without its password. */
   readonly root: string
   /** The address to listen on (127.0.0.1 unless the person says otherwise). */
   readonly host: string
