@@ -1,15 +1,19 @@
 /**
  * The memory store's behaviour over any backend of the storage port, as one suite: `storeSuite(backend)` runs it over
  * the roots `backend.fresh` makes (a folder, a Postgres schema…). Every check goes through the store and the port, never
- * through a backend's own files or tables, so each backend is held to the same rules: add, replace and remove, the
- * limits, secrets, duplicates, topics, team memory, the journal, undo, the agents, archiving and the review state.
+ * through a backend's own files or tables, so each backend is held to the same rules: add, replace and remove, batches,
+ * the limits and the settings, secrets, duplicates, topics, team memory, what a person wrote, the journal, undo, the
+ * agents, the view, archiving and the review state. A file's text is read through the port (`MemoryRoot.read`), and
+ * what a person writes is written through it. What only files have is `MemoryStore.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
-import { MemoryRoot, MemoryStore } from "@mneme/review"
+import { MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect, Layer, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { createHash } from "node:crypto"
+import { warnings } from "./fixtures/kit.ts"
 
 /** A backend of the storage port, as the suite uses it. */
 export interface Backend {
@@ -56,6 +60,33 @@ const texts = (root: Root, scope: Scopes.Scope) =>
       Object.fromEntries(
         view.files.filter((file) => file.exists).map((file) => [file.file, MemoryFile.render(file.parsed.lines)])
       )
+  )
+
+/** The text of the file `name` of a scope as the port reads it, `undefined` when it is not there. */
+const fileText = (root: Root, scope: Scopes.Scope, name: string) =>
+  Effect.map(
+    port(root, (port) => port.read(scope)),
+    (stored) => {
+      const file = stored.files.find((file) => file.exists && file.file === `${stored.dir}/${name}`)
+      return file === undefined ? undefined : MemoryFile.render(file.parsed.lines)
+    }
+  )
+
+/** The text of the file `name` of a scope as the port reads it; the file must be there. */
+const read = (root: Root, scope: Scopes.Scope, name: string) =>
+  Effect.map(fileText(root, scope, name), (text) => text ?? assert.fail(`${name} of ${scope.kind} is not there`))
+
+/** Writes whole files of a scope (by name) as a person would: through the port, with no journal line. */
+const put = (root: Root, scope: Scopes.Scope, files: Readonly<Record<string, string>>) =>
+  port(root, (port) =>
+    port.write((writer) =>
+      Effect.flatMap(writer.read(scope), (stored) =>
+        writer.commit(
+          Object.entries(files).map(([name, content]) => ({ file: `${stored.dir}/${name}`, content })),
+          []
+        )
+      )
+    )
   )
 
 const entryTexts = (view: MemoryStore.ScopeView) =>
@@ -482,4 +513,1142 @@ export const storeSuite = (backend: Backend) =>
         yield* port(root, (port) => port.updateState((now) => now))
         assert.deepStrictEqual(yield* port(root, (port) => port.readState), next)
       }))
+    describe("scopes", () => {
+      test("every agent id gets a folder of a safe name (a slug and a hash when it is not one), and reads back", (root) =>
+        Effect.gen(function* () {
+          const ids = ["../x", "/etc/passwd", "a\u0000b", "x".repeat(129), "Ada Lovelace", "ünï", "a/b", ".."]
+          for (const agentId of ids) {
+            yield* at(root, (store) =>
+              store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
+            )
+          }
+          const dirs = (yield* at(root, (store) => store.agents)).map((agent) => agent.dir)
+          assert.strictEqual(new Set(dirs).size, ids.length)
+          for (const dir of dirs) assert.match(dir, /^agents\/([a-z0-9-]{1,40}-)?[0-9a-f]{12}$/)
+          const hash = createHash("sha256").update("Ada Lovelace", "utf8").digest("hex").slice(0, 12)
+          assert.include(dirs, `agents/ada-lovelace-${hash}`)
+          yield* at(root, (store) => store.add({ scope: Scopes.own("Ada_01-x"), text: "kept by name", actor: "t" }))
+          assert.strictEqual((yield* at(root, (store) => store.load(Scopes.own("Ada_01-x")))).dir, "agents/Ada_01-x")
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("../x")))), ["fact of 4"])
+        }))
+
+      test("loading a scope gives MEMORY.md first (empty when missing), then its topics by name", (root) =>
+        Effect.gen(function* () {
+          const memory = "# Memory\n\n## Index\n- [[art]]\n- [[zoo]]\n"
+          const art = "# art\n- the user paints 🎨\n"
+          yield* put(root, own, { "MEMORY.md": memory, "zoo.md": "# zoo\n- zebras\n", "art.md": art })
+          const loaded = yield* at(root, (store) => store.load(own))
+          assert.deepStrictEqual(
+            loaded.files.map((file) => [file.topic, file.file, file.size, file.exists]),
+            [
+              [undefined, "agents/ada/MEMORY.md", Text.length(memory), true],
+              ["art", "agents/ada/art.md", Text.length(art), true],
+              ["zoo", "agents/ada/zoo.md", 15, true]
+            ]
+          )
+          assert.deepStrictEqual(entryTexts(loaded), ["the user paints 🎨", "zebras"])
+          assert.deepStrictEqual(loaded.unlinked, [])
+        }))
+    })
+
+    describe("add", () => {
+      test("adds to a new MEMORY.md, dated from the clock, and journals the line", (root) =>
+        Effect.gen(function* () {
+          const outcome = yield* at(root, (store) =>
+            store.add({
+              scope: own,
+              text: "  - The user   likes tea ",
+              meta: [["source", "chat-1 #10"]],
+              actor: "review",
+              auto: true
+            })
+          )
+          const line = "- The user likes tea [source: chat-1 #10; added: 2026-11-06]"
+          const content = yield* read(root, own, "MEMORY.md")
+          assert.strictEqual(content, `# Memory\n\n${line}\n\n## Index\n`)
+          assert.deepStrictEqual(outcome, {
+            op: "add",
+            changed: true,
+            scope: own,
+            topic: undefined,
+            file: "agents/ada/MEMORY.md",
+            message: `added to agents/ada/MEMORY.md (now ${Text.length(content)} of 4,000 characters): "The user likes tea"`,
+            after: line
+          })
+          assert.deepStrictEqual((yield* at(root, (store) => store.journal())).map(withoutId), [
+            {
+              version: 2,
+              time: noon,
+              op: "add",
+              scope: "agents/ada",
+              file: "agents/ada/MEMORY.md",
+              actor: "review",
+              auto: true,
+              after: line
+            }
+          ])
+        }))
+
+      test("the added date is today in the configured time zone, and a given date is kept", (root) =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.UTC(2026, 10, 6, 23, 30))
+          yield* at(root, (store) => store.add({ scope: own, text: "east", actor: "t" }), {
+            timeZone: "Asia/Shanghai"
+          })
+          yield* at(root, (store) => store.add({ scope: own, text: "west", actor: "t" }), {
+            timeZone: "America/Los_Angeles"
+          })
+          yield* at(root, (store) =>
+            store.add({ scope: own, text: "given", meta: [["added", "2020-01-02"]], actor: "t" })
+          )
+          const logged = warnings()
+          yield* at(
+            root,
+            (store) =>
+              Effect.all([
+                store.add({ scope: own, text: "nowhere", actor: "t" }),
+                store.add({ scope: own, text: "again", actor: "t" })
+              ]),
+            { timeZone: "Mars/Olympus" }
+          ).pipe(Effect.provide(logged.layer))
+          const lines = (yield* at(root, (store) => store.load(own))).files[0]!.parsed.entries.map((e) => e.meta)
+          assert.deepStrictEqual(lines, [
+            [["added", "2026-11-07"]],
+            [["added", "2026-11-06"]],
+            [["added", "2020-01-02"]],
+            [["added", "2026-11-06"]],
+            [["added", "2026-11-06"]]
+          ])
+          assert.deepStrictEqual(logged.lines, ['mneme: unknown time zone "Mars/Olympus"; dates are written in UTC'])
+        }))
+
+      test("adding to a new topic creates it and links it from the index, journaling both", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: own, text: "in memory", actor: "t" }))
+          const outcome = yield* at(root, (store) =>
+            store.add({ scope: own, topic: " Travel  Plans.md ", text: "Goes to Oslo", actor: "t" })
+          )
+          assert.strictEqual(
+            yield* read(root, own, "travel-plans.md"),
+            "# travel-plans\n\n- Goes to Oslo [added: 2026-11-06]\n"
+          )
+          assert.strictEqual(
+            yield* read(root, own, "MEMORY.md"),
+            "# Memory\n\n- in memory [added: 2026-11-06]\n\n## Index\n- [[travel-plans]]\n"
+          )
+          assert.strictEqual(outcome.topic, "travel-plans")
+          assert.strictEqual(outcome.file, "agents/ada/travel-plans.md")
+          assert.strictEqual(
+            outcome.message,
+            'added to agents/ada/travel-plans.md (now 51 of 16,000 characters): "Goes to Oslo"; the new topic "travel-plans" is linked from agents/ada/MEMORY.md'
+          )
+          const journal = yield* at(root, (store) => store.journal({ limit: 2 }))
+          assert.deepStrictEqual(
+            journal.map((line) => [line.file, line.after]),
+            [
+              ["agents/ada/travel-plans.md", "- Goes to Oslo [added: 2026-11-06]"],
+              ["agents/ada/MEMORY.md", "- [[travel-plans]]"]
+            ]
+          )
+          yield* at(root, (store) => store.add({ scope: own, topic: "travel-plans", text: "Flies in May", actor: "t" }))
+          assert.strictEqual(
+            yield* read(root, own, "travel-plans.md"),
+            "# travel-plans\n\n- Goes to Oslo [added: 2026-11-06]\n- Flies in May [added: 2026-11-06]\n"
+          )
+          assert.strictEqual((yield* read(root, own, "MEMORY.md")).split("[[travel-plans]]").length, 2)
+        }))
+
+      test("a MEMORY.md without an index gets one when a topic is created", (root) =>
+        Effect.gen(function* () {
+          yield* put(root, team, { "MEMORY.md": "# Team notes\n\n- shared fact\n" })
+          yield* at(root, (store) => store.add({ scope: team, topic: "tools", text: "Uses vim", actor: "t" }))
+          assert.strictEqual(
+            yield* read(root, team, "MEMORY.md"),
+            "# Team notes\n\n- shared fact\n\n## Index\n- [[tools]]\n"
+          )
+        }))
+
+      test("a new topic past the topic limit is TooManyTopics, and nothing is written", (root) =>
+        Effect.gen(function* () {
+          const settings = { topicsMax: 2 }
+          for (const topic of ["a", "b"]) {
+            yield* at(root, (store) => store.add({ scope: team, topic, text: `about ${topic}`, actor: "t" }), settings)
+          }
+          const before = yield* texts(root, team)
+          const journal = yield* at(root, (store) => store.journal())
+          const error = yield* at(
+            root,
+            (store) => Effect.flip(store.add({ scope: team, topic: "c", text: "about c", actor: "t" })),
+            settings
+          )
+          assert.strictEqual(error._tag, "TooManyTopics")
+          assert.strictEqual(error.message, "team already has 2 topics: add to an existing topic, or remove one first")
+          assert.deepStrictEqual(yield* texts(root, team), before)
+          assert.deepStrictEqual(yield* at(root, (store) => store.journal()), journal)
+          const more = yield* at(
+            root,
+            (store) => store.add({ scope: team, topic: "b", text: "more on b", actor: "t" }),
+            settings
+          )
+          assert.isTrue(more.changed)
+        }))
+
+      test("a topic name that is not one (a path, a device name, a secret) is BadTopic for every operation; nothing is written", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: own, text: "fact", actor: "t" }))
+          const before = yield* texts(root, own)
+          const journal = yield* at(root, (store) => store.journal())
+          const topics = [
+            "../x",
+            "/etc/passwd",
+            "a\u0000b",
+            "memory",
+            "",
+            "a.b",
+            "x".repeat(49),
+            "..\\x",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "con",
+            "lpt1",
+            "NUL.txt"
+          ]
+          for (const topic of topics) {
+            const errors = yield* at(root, (store) =>
+              Effect.all([
+                Effect.flip(store.add({ scope: own, topic, text: "the user likes tea", actor: "t" })),
+                Effect.flip(store.replace({ scope: own, topic, match: "fact", text: "other", actor: "t" })),
+                Effect.flip(store.remove({ scope: own, topic, match: "fact", actor: "t" }))
+              ])
+            )
+            for (const error of errors) {
+              assert.strictEqual(error._tag, "BadTopic")
+              assert.match(
+                error.message,
+                /^".*" is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret$/
+              )
+              assert.notInclude(error.message, "abcdefghijklmnop")
+            }
+          }
+          assert.deepStrictEqual(yield* texts(root, own), before)
+          assert.deepStrictEqual(yield* at(root, (store) => store.journal()), journal)
+        }))
+
+      test("an entry memory cannot keep is Denied with its reason, and nothing is written", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: own, text: "keep me", actor: "t" }))
+          const memory = yield* read(root, own, "MEMORY.md")
+          const cases = [
+            [
+              "x".repeat(301),
+              "TooLong",
+              "memory cannot keep this entry: the entry is 301 characters, over the limit of 300"
+            ],
+            ["  - [added: 2026-01-01]", "EmptyEntry", "memory cannot keep this entry: the entry is empty"],
+            [
+              "the key is sk-proj-4fT9aQ2mZx7LbV1nR8sK3wYc6JdP0hGe",
+              "SecretEntry",
+              "memory cannot keep this entry: it looks like a secret (a key, password or ID number), which memory never keeps"
+            ]
+          ] as const
+          for (const [text, reason, message] of cases) {
+            const errors = yield* at(root, (store) =>
+              Effect.all([
+                Effect.flip(store.add({ scope: own, text, actor: "t" })),
+                Effect.flip(store.replace({ scope: own, match: "keep me", text, actor: "t" }))
+              ])
+            )
+            for (const error of errors) {
+              assert.strictEqual(error._tag, "Denied")
+              assert.strictEqual(error._tag === "Denied" ? error.reason._tag : "", reason)
+              assert.strictEqual(error.message, message)
+            }
+          }
+          const hostSecret = yield* at(
+            root,
+            (store) => Effect.flip(store.add({ scope: own, text: "codename bluebird", actor: "t" })),
+            { isSecret: (text) => text.includes("bluebird") }
+          )
+          assert.strictEqual(hostSecret._tag, "Denied")
+          assert.strictEqual(hostSecret.message, cases[2][2])
+          assert.strictEqual(yield* read(root, own, "MEMORY.md"), memory)
+          assert.strictEqual((yield* at(root, (store) => store.journal())).length, 1)
+        }))
+
+      test("a change that takes a file past its size is MemoryFull, saying how full and how to make room", (root) =>
+        Effect.gen(function* () {
+          const settings = { memoryMax: 120 }
+          yield* at(
+            root,
+            (store) => store.add({ scope: own, text: "a fact of some length here", actor: "t" }),
+            settings
+          )
+          yield* at(
+            root,
+            (store) => store.add({ scope: own, text: "another fact, long as well", actor: "t" }),
+            settings
+          )
+          const memory = yield* read(root, own, "MEMORY.md")
+          const error = yield* at(
+            root,
+            (store) => Effect.flip(store.add({ scope: own, text: "one fact too many now", actor: "t" })),
+            settings
+          )
+          const size = Text.length(memory) + Text.length("- one fact too many now [added: 2026-11-06]\n")
+          assert.strictEqual(error._tag, "MemoryFull")
+          assert.strictEqual(
+            error.message,
+            `agents/ada/MEMORY.md would hold ${size} of its 120 characters (${Math.round((size / 120) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+          )
+          const longer = yield* at(
+            root,
+            (store) =>
+              Effect.flip(
+                store.replace({
+                  scope: own,
+                  match: "another fact",
+                  text: "another fact, long as well, and longer still",
+                  actor: "t"
+                })
+              ),
+            settings
+          )
+          const grown = Text.length(memory) + Text.length(", and longer still")
+          assert.strictEqual(longer._tag, "MemoryFull")
+          assert.strictEqual(
+            longer.message,
+            `agents/ada/MEMORY.md would hold ${grown} of its 120 characters (${Math.round((grown / 120) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+          )
+          assert.strictEqual(yield* read(root, own, "MEMORY.md"), memory)
+          const topic = yield* at(
+            root,
+            (store) => Effect.flip(store.add({ scope: own, topic: "t", text: "x".repeat(60), actor: "t" })),
+            { topicMax: 50 }
+          )
+          assert.strictEqual(topic._tag, "MemoryFull")
+          const topicSize = Text.length(`# t\n\n- ${"x".repeat(60)} [added: 2026-11-06]\n`)
+          assert.strictEqual(
+            topic.message,
+            `agents/ada/t.md would hold ${topicSize} of its 50 characters (${Math.round((topicSize / 50) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+          )
+          assert.isUndefined(yield* fileText(root, own, "t.md"))
+        }))
+
+      test("a topic whose index link would overfill MEMORY.md is not created", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: own, text: "x".repeat(60), actor: "t" }))
+          const memory = yield* read(root, own, "MEMORY.md")
+          const error = yield* at(
+            root,
+            (store) => Effect.flip(store.add({ scope: own, topic: "more", text: "details", actor: "t" })),
+            { memoryMax: Text.length(memory) + 5 }
+          )
+          const size = Text.length(memory) + Text.length("- [[more]]\n")
+          assert.strictEqual(error._tag, "MemoryFull")
+          assert.strictEqual(
+            error.message,
+            `agents/ada/MEMORY.md would hold ${size} of its ${Text.length(memory) + 5} characters (${Math.round((size / (Text.length(memory) + 5)) * 100)}%): remove or shorten entries, or move details into a topic, to make room`
+          )
+          assert.deepStrictEqual(yield* texts(root, own), { "agents/ada/MEMORY.md": memory })
+          assert.strictEqual((yield* at(root, (store) => store.journal())).length, 1)
+        }))
+
+      test("a MEMORY.md far past its size still loads, may shrink or keep its size, but does not grow", (root) =>
+        Effect.gen(function* () {
+          const entries = Array.from({ length: 3000 }, (_, i) => `- hand-written fact number ${i} [added: 2026-01-01]`)
+          yield* put(root, team, { "MEMORY.md": `# Memory\n\n${entries.join("\n")}\n` })
+          const loaded = yield* at(root, (store) => store.load(team))
+          assert.strictEqual(loaded.files[0]!.parsed.entries.length, 3000)
+          assert.isAbove(loaded.files[0]!.size, 100_000)
+          const overFull =
+            /^team\/MEMORY\.md would hold [\d,]+ of its 4,000 characters \(\d,\d{3}%\): remove or shorten/
+          const grow = yield* at(root, (store) => Effect.flip(store.add({ scope: team, text: "one more", actor: "t" })))
+          assert.strictEqual(grow._tag, "MemoryFull")
+          assert.match(grow.message, overFull)
+          const longer = yield* at(root, (store) =>
+            Effect.flip(
+              store.replace({
+                scope: team,
+                match: "hand-written fact number 5",
+                text: "hand-written fact number 55",
+                actor: "t"
+              })
+            )
+          )
+          assert.strictEqual(longer._tag, "MemoryFull")
+          assert.match(longer.message, overFull)
+          const same = yield* at(root, (store) =>
+            store.replace({
+              scope: team,
+              match: "hand-written fact number 7",
+              text: "hand-written fact number X",
+              actor: "t"
+            })
+          )
+          assert.isTrue(same.changed)
+          const shorter = yield* at(root, (store) =>
+            store.replace({ scope: team, match: "hand-written fact number 9", text: "fact nine", actor: "t" })
+          )
+          assert.isTrue(shorter.changed)
+          const removed = yield* at(root, (store) =>
+            store.remove({ scope: team, match: "hand-written fact number 2999", actor: "t" })
+          )
+          assert.isTrue(removed.changed)
+          const kept = entryTexts(yield* at(root, (store) => store.load(team)))
+          assert.strictEqual(kept.length, 2999)
+          assert.deepStrictEqual(kept.slice(5, 10), [
+            "hand-written fact number 5",
+            "hand-written fact number 6",
+            "hand-written fact number X",
+            "hand-written fact number 8",
+            "fact nine"
+          ])
+        }))
+    })
+
+    describe("the settings are read when the layer is built (issue 8 item 5)", () => {
+      /** A store whose settings are provided to its layer only (provide, not provideMerge), run without any other. */
+      const provided = <A, E>(
+        root: Root,
+        settings: Partial<MemoryConfig.Settings>,
+        body: (store: Store) => Effect.Effect<A, E>
+      ) =>
+        MemoryStore.MemoryStore.use(body).pipe(
+          Effect.provide(
+            MemoryStore.layer.pipe(
+              Layer.provide(root),
+              Layer.provide(MemoryConfig.layer({ timeZone: "UTC", ...settings }))
+            )
+          )
+        )
+
+      /** Nothing was written to ada's memory, and nothing journaled. */
+      const nothingWritten = (root: Root) =>
+        Effect.gen(function* () {
+          assert.deepStrictEqual(yield* texts(root, own), {})
+          assert.deepStrictEqual(yield* at(root, (store) => store.journal()), [])
+        })
+
+      test("entryMax: a 50-character entry is refused under entryMax 20", (root) =>
+        Effect.gen(function* () {
+          const error = yield* provided(root, { entryMax: 20 }, (store) =>
+            Effect.flip(store.add({ scope: own, text: "x".repeat(50), actor: "t" }))
+          )
+          assert.strictEqual(error._tag, "Denied")
+          assert.strictEqual(
+            error.message,
+            "memory cannot keep this entry: the entry is 50 characters, over the limit of 20"
+          )
+          yield* nothingWritten(root)
+        }))
+
+      test("memoryMax: an add past memoryMax 40 is MemoryFull", (root) =>
+        Effect.gen(function* () {
+          const error = yield* provided(root, { memoryMax: 40 }, (store) =>
+            Effect.flip(store.add({ scope: own, text: "a fact that takes MEMORY.md past forty", actor: "t" }))
+          )
+          assert.strictEqual(error._tag, "MemoryFull")
+          assert.strictEqual(
+            error.message,
+            "agents/ada/MEMORY.md would hold 81 of its 40 characters (203%): remove or shorten entries, or move details into a topic, to make room"
+          )
+          yield* nothingWritten(root)
+        }))
+
+      test("topicMax: an add past topicMax 20 is MemoryFull", (root) =>
+        Effect.gen(function* () {
+          const error = yield* provided(root, { topicMax: 20 }, (store) =>
+            Effect.flip(store.add({ scope: own, topic: "t", text: "a fact past a small topic", actor: "t" }))
+          )
+          assert.strictEqual(error._tag, "MemoryFull")
+          assert.strictEqual(
+            error.message,
+            "agents/ada/t.md would hold 53 of its 20 characters (265%): remove or shorten entries, or move details into a topic, to make room"
+          )
+          yield* nothingWritten(root)
+        }))
+
+      test("topicsMax: a second topic under topicsMax 1 is TooManyTopics", (root) =>
+        Effect.gen(function* () {
+          const error = yield* provided(root, { topicsMax: 1 }, (store) =>
+            Effect.gen(function* () {
+              yield* store.add({ scope: own, topic: "a", text: "about a", actor: "t" })
+              return yield* Effect.flip(store.add({ scope: own, topic: "b", text: "about b", actor: "t" }))
+            })
+          )
+          assert.strictEqual(error._tag, "TooManyTopics")
+          assert.strictEqual(
+            error.message,
+            "agents/ada already has 1 topics: add to an existing topic, or remove one first"
+          )
+          assert.isUndefined(yield* fileText(root, own, "b.md"))
+          assert.deepStrictEqual(Object.keys(yield* texts(root, own)), ["agents/ada/MEMORY.md", "agents/ada/a.md"])
+        }))
+    })
+
+    describe("replace and remove", () => {
+      const seed = (root: Root) =>
+        at(root, (store) =>
+          Effect.forEach(
+            ["The user likes green tea", "The user likes black tea", "The user drinks coffee at 9", "Lives in Oslo"],
+            (text) =>
+              store.add({
+                scope: own,
+                text,
+                meta: [
+                  ["source", "c #1"],
+                  ["added", "2026-01-01"]
+                ],
+                actor: "t"
+              }),
+            { discard: true }
+          )
+        )
+
+      test("replace keeps the entry's place and metadata, and journals before and after", (root) =>
+        Effect.gen(function* () {
+          yield* seed(root)
+          const outcome = yield* at(root, (store) =>
+            store.replace({ scope: own, match: "coffee", text: "The user drinks coffee at 10", actor: "cli" })
+          )
+          const content = yield* read(root, own, "MEMORY.md")
+          assert.strictEqual(
+            content,
+            [
+              "# Memory",
+              "",
+              "- The user likes green tea [source: c #1; added: 2026-01-01]",
+              "- The user likes black tea [source: c #1; added: 2026-01-01]",
+              "- The user drinks coffee at 10 [source: c #1; added: 2026-01-01]",
+              "- Lives in Oslo [source: c #1; added: 2026-01-01]",
+              "",
+              "## Index",
+              ""
+            ].join("\n")
+          )
+          assert.strictEqual(outcome.changed, true)
+          assert.strictEqual(outcome.before, "- The user drinks coffee at 9 [source: c #1; added: 2026-01-01]")
+          assert.strictEqual(outcome.after, "- The user drinks coffee at 10 [source: c #1; added: 2026-01-01]")
+          assert.strictEqual(
+            outcome.message,
+            `replaced in agents/ada/MEMORY.md (now ${Text.length(content)} of 4,000 characters): "The user drinks coffee at 9" is now "The user drinks coffee at 10"`
+          )
+          const [line] = yield* at(root, (store) => store.journal({ limit: 1 }))
+          assert.deepStrictEqual(withoutId(line!), {
+            version: 2,
+            time: noon,
+            op: "replace",
+            scope: "agents/ada",
+            file: "agents/ada/MEMORY.md",
+            actor: "cli",
+            before: outcome.before!,
+            after: outcome.after!
+          })
+          const withMeta = yield* at(root, (store) =>
+            store.replace({
+              scope: own,
+              match: "Lives in Oslo",
+              text: "Lives in Oslo",
+              meta: [["by", "bob"]],
+              actor: "t"
+            })
+          )
+          assert.strictEqual(withMeta.after, "- Lives in Oslo [by: bob; added: 2026-11-06]")
+          const unchanged = yield* at(root, (store) =>
+            store.replace({
+              scope: own,
+              match: "Lives in Oslo",
+              text: "Lives in  Oslo",
+              meta: [["by", "bob"]],
+              actor: "t"
+            })
+          )
+          assert.deepStrictEqual(
+            [unchanged.changed, unchanged.message],
+            [false, 'nothing changed: agents/ada/MEMORY.md already holds "Lives in Oslo"']
+          )
+        }))
+
+      test("a match is the exact text first, else the one entry containing it; none or several is NoMatch", (root) =>
+        Effect.gen(function* () {
+          yield* seed(root)
+          yield* at(root, (store) => store.add({ scope: own, text: "tea", actor: "t" }))
+          const exact = yield* at(root, (store) => store.remove({ scope: own, match: "tea", actor: "t" }))
+          assert.strictEqual(exact.before, "- tea [added: 2026-11-06]")
+          const memory = yield* read(root, own, "MEMORY.md")
+          const several = yield* at(root, (store) =>
+            Effect.flip(store.remove({ scope: own, match: "LIKES", actor: "t" }))
+          )
+          assert.strictEqual(several._tag, "NoMatch")
+          assert.strictEqual(
+            several.message,
+            '"LIKES" matches several entries in agents/ada/MEMORY.md; quote one of them whole:\n- The user likes green tea\n- The user likes black tea'
+          )
+          const none = yield* at(root, (store) =>
+            Effect.flip(store.replace({ scope: own, match: "rooibos", text: "x", actor: "t" }))
+          )
+          assert.strictEqual(none._tag, "NoMatch")
+          assert.strictEqual(none.message, 'no entry in agents/ada/MEMORY.md holds "rooibos"')
+          const empty = yield* at(root, (store) => Effect.flip(store.remove({ scope: own, match: "  ", actor: "t" })))
+          assert.strictEqual(empty._tag, "NoMatch")
+          assert.strictEqual(empty.message, 'no entry in agents/ada/MEMORY.md holds "  "')
+          const missingTopic = yield* at(root, (store) =>
+            Effect.flip(store.remove({ scope: own, topic: "nope", match: "tea", actor: "t" }))
+          )
+          assert.strictEqual(missingTopic._tag, "NoMatch")
+          assert.strictEqual(missingTopic.message, 'no entry in agents/ada/nope.md holds "tea"')
+          assert.strictEqual(yield* read(root, own, "MEMORY.md"), memory)
+          const quoted = yield* at(root, (store) =>
+            store.remove({ scope: own, match: "- the user likes BLACK tea [source: c #1]", actor: "t" })
+          )
+          const size = Text.length(yield* read(root, own, "MEMORY.md"))
+          assert.strictEqual(
+            quoted.message,
+            `removed from agents/ada/MEMORY.md: "The user likes black tea" (now ${size} of 4,000 characters)`
+          )
+        }))
+
+      test("with exact, replace and remove change only the entry with exactly that text (issue 8 item 1)", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.forEach(
+              ["Likes tea", "Likes tea with milk"],
+              (text) => store.add({ scope: own, text, actor: "t" }),
+              {
+                discard: true
+              }
+            )
+          )
+          const removed = yield* at(root, (store) =>
+            store.remove({ scope: own, match: "Likes tea", exact: true, actor: "t" })
+          )
+          assert.strictEqual(removed.before, "- Likes tea [added: 2026-11-06]")
+          const memory = yield* read(root, own, "MEMORY.md")
+          const errors = yield* at(root, (store) =>
+            Effect.all([
+              Effect.flip(store.remove({ scope: own, match: "Likes tea", exact: true, actor: "t" })),
+              Effect.flip(
+                store.replace({
+                  scope: own,
+                  match: "Likes tea",
+                  exact: true,
+                  text: "The user prefers coffee",
+                  actor: "t"
+                })
+              )
+            ])
+          )
+          for (const error of errors) {
+            assert.strictEqual(error._tag, "NoMatch")
+            assert.strictEqual(error.message, 'no entry in agents/ada/MEMORY.md holds "Likes tea"')
+          }
+          assert.strictEqual(yield* read(root, own, "MEMORY.md"), memory)
+          assert.include(memory, "- Likes tea with milk [added: 2026-11-06]")
+          assert.strictEqual((yield* at(root, (store) => store.journal())).length, 3)
+        }))
+
+      test("NoMatch lists at most eight candidates", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.forEach(
+              Array.from({ length: 11 }, (_, i) => i),
+              (i) => store.add({ scope: team, text: `note ${i}`, actor: "t" }),
+              { discard: true }
+            )
+          )
+          const error = yield* at(root, (store) =>
+            Effect.flip(store.remove({ scope: team, match: "note", actor: "t" }))
+          )
+          const candidates = Array.from({ length: 8 }, (_, i) => `note ${i}`)
+          assert.strictEqual(error._tag, "NoMatch")
+          assert.deepStrictEqual(error._tag === "NoMatch" ? error.candidates : [], candidates)
+          assert.strictEqual(
+            error.message,
+            `"note" matches several entries in team/MEMORY.md; quote one of them whole:\n${candidates.map((text) => `- ${text}`).join("\n")}`
+          )
+        }))
+
+      test("removing the last entry of a topic deletes the file and its index link; a topic with a note stays", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.all([
+              store.add({ scope: own, text: "in memory", actor: "t" }),
+              store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+              store.add({ scope: own, topic: "books", text: "Reads Tolstoy", actor: "t" })
+            ])
+          )
+          yield* put(root, own, { "books.md": `${yield* read(root, own, "books.md")}\nA note a person wrote.\n` })
+          const outcome = yield* at(root, (store) =>
+            store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" })
+          )
+          assert.strictEqual(
+            outcome.message,
+            'removed from agents/ada/pets.md: "Has a cat"; the topic "pets" had nothing left and is deleted, with its link in agents/ada/MEMORY.md'
+          )
+          assert.deepStrictEqual(Object.keys(yield* texts(root, own)), ["agents/ada/MEMORY.md", "agents/ada/books.md"])
+          assert.strictEqual(
+            yield* read(root, own, "MEMORY.md"),
+            "# Memory\n\n- in memory [added: 2026-11-06]\n\n## Index\n- [[books]]\n"
+          )
+          const journal = yield* at(root, (store) => store.journal({ limit: 2 }))
+          assert.deepStrictEqual(
+            journal.map((line) => [line.op, line.file, line.before]),
+            [
+              ["remove", "agents/ada/pets.md", "- Has a cat [added: 2026-11-06]"],
+              ["remove", "agents/ada/MEMORY.md", "- [[pets]]"]
+            ]
+          )
+          yield* at(root, (store) => store.remove({ scope: own, topic: "books", match: "Tolstoy", actor: "t" }))
+          assert.strictEqual(yield* read(root, own, "books.md"), "# books\n\nA note a person wrote.\n")
+          assert.include(yield* read(root, own, "MEMORY.md"), "- [[books]]")
+        }))
+
+      test("a topic file with no heading is read, added to and emptied like any other", (root) =>
+        Effect.gen(function* () {
+          yield* put(root, team, {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[loose]]\n",
+            "loose.md": "- first loose fact\n"
+          })
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), ["first loose fact"])
+          yield* at(root, (store) => store.add({ scope: team, topic: "loose", text: "second", actor: "t" }))
+          assert.strictEqual(yield* read(root, team, "loose.md"), "- first loose fact\n- second [added: 2026-11-06]\n")
+          yield* at(root, (store) =>
+            store.remove({ scope: team, topic: "loose", match: "first loose fact", actor: "t" })
+          )
+          yield* at(root, (store) => store.remove({ scope: team, topic: "loose", match: "second", actor: "t" }))
+          assert.deepStrictEqual(yield* texts(root, team), { "team/MEMORY.md": "# Memory\n\n## Index\n" })
+        }))
+
+      test("property: any adds to MEMORY.md and topics, then removing them all, give back the files byte for byte (issue 8 item 9)", (root) =>
+        Effect.gen(function* () {
+          const start = {
+            "agents/ada/MEMORY.md": "# Memory\n\nA note kept by hand.\n\n\n## Index\n- [[old]]\n",
+            "agents/ada/old.md": "# old\n\n- an old fact\n"
+          }
+          yield* put(root, own, {
+            "MEMORY.md": start["agents/ada/MEMORY.md"],
+            "old.md": start["agents/ada/old.md"]
+          })
+          const cycle = (adds: ReadonlyArray<string | undefined>, reverse: boolean) =>
+            Effect.gen(function* () {
+              yield* at(root, (store) =>
+                Effect.gen(function* () {
+                  const changes = adds.map((topic, i) => ({ topic, text: `fact number ${i}` }))
+                  for (const { topic, text } of changes) yield* store.add({ scope: own, topic, text, actor: "t" })
+                  for (const { topic, text } of reverse ? changes.toReversed() : changes) {
+                    yield* store.remove({ scope: own, topic, match: text, exact: true, actor: "t" })
+                  }
+                })
+              )
+              assert.deepStrictEqual(yield* texts(root, own), start)
+            })
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(
+                fc.array(fc.constantFrom(undefined, "old", "pets", "work"), { minLength: 1, maxLength: 8 }),
+                fc.boolean(),
+                (adds, reverse) => Effect.runPromise(cycle(adds, reverse))
+              ),
+              { numRuns: 25 }
+            )
+          )
+        }))
+    })
+
+    describe("a batch (apply)", () => {
+      test("plans every change against the files read once; each file is written once and the journal appended once", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: own, text: "Likes tea", actor: "t" }))
+          const results = yield* at(root, (store) =>
+            store.apply([
+              { op: "add", scope: own, text: "Lives in Oslo", actor: "review", auto: true },
+              { op: "add", scope: own, topic: "pets", text: "Has a cat", actor: "review", auto: true },
+              {
+                op: "replace",
+                scope: own,
+                match: "Likes tea",
+                exact: true,
+                text: "Likes green tea",
+                actor: "review",
+                auto: true
+              },
+              { op: "add", scope: team, text: "The team ships on Thursdays", actor: "review", auto: true },
+              { op: "remove", scope: own, match: "gone", actor: "review", auto: true },
+              { op: "add", scope: own, text: "x".repeat(400), actor: "review", auto: true },
+              { op: "add", scope: own, text: "lives in  OSLO", actor: "review", auto: true }
+            ])
+          )
+          assert.deepStrictEqual(
+            results.map((result) => (Result.isSuccess(result) ? result.success.changed : result.failure._tag)),
+            [true, true, true, true, "NoMatch", "Denied", false]
+          )
+          assert.strictEqual(
+            yield* read(root, own, "MEMORY.md"),
+            "# Memory\n\n- Likes green tea [added: 2026-11-06]\n- Lives in Oslo [added: 2026-11-06]\n\n## Index\n- [[pets]]\n"
+          )
+          const journal = yield* at(root, (store) => store.journal())
+          assert.deepStrictEqual(
+            journal.slice(1).map((line) => [line.op, line.file, line.actor, line.auto]),
+            [
+              ["add", "agents/ada/MEMORY.md", "review", true],
+              ["add", "agents/ada/pets.md", "review", true],
+              ["add", "agents/ada/MEMORY.md", "review", true],
+              ["replace", "agents/ada/MEMORY.md", "review", true],
+              ["add", "team/MEMORY.md", "review", true]
+            ]
+          )
+          assert.strictEqual(new Set(journal.slice(1).map((line) => line.time)).size, 1)
+        }))
+    })
+
+    describe("what a person wrote", () => {
+      test("load reports topic files the index does not link; an add to such a topic links it", (root) =>
+        Effect.gen(function* () {
+          yield* put(root, own, {
+            "MEMORY.md": "# Memory\n\n- in memory\n\n## Index\n- [[books]]\n",
+            "books.md": "# books\n\n- Reads Tolstoy\n",
+            "pets.md": "# pets\n\n- Has a cat\n"
+          })
+          const loaded = yield* at(root, (store) => store.load(own))
+          assert.deepStrictEqual(
+            loaded.unlinked.map((file) => file.file),
+            ["agents/ada/pets.md"]
+          )
+          const outcome = yield* at(root, (store) =>
+            store.add({ scope: own, topic: "pets", text: "Has a dog", actor: "t" })
+          )
+          const pets = Text.length(yield* read(root, own, "pets.md"))
+          assert.strictEqual(
+            outcome.message,
+            `added to agents/ada/pets.md (now ${pets} of 16,000 characters): "Has a dog"; the topic "pets" was not linked and is now linked from agents/ada/MEMORY.md`
+          )
+          assert.strictEqual(
+            yield* read(root, own, "MEMORY.md"),
+            "# Memory\n\n- in memory\n\n## Index\n- [[books]]\n- [[pets]]\n"
+          )
+          assert.deepStrictEqual((yield* at(root, (store) => store.load(own))).unlinked, [])
+          assert.deepStrictEqual(
+            (yield* at(root, (store) => store.journal())).map((line) => [line.file, line.after]),
+            [
+              ["agents/ada/pets.md", "- Has a dog [added: 2026-11-06]"],
+              ["agents/ada/MEMORY.md", "- [[pets]]"]
+            ]
+          )
+        }))
+
+      test("an edit by a person between two operations of one store is kept", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.gen(function* () {
+              yield* store.add({ scope: team, text: "one", actor: "t" })
+              const before = yield* read(root, team, "MEMORY.md")
+              yield* put(root, team, {
+                "MEMORY.md": before.replace("\n\n## Index", "\n- typed by a person\n\n## Index")
+              })
+              yield* store.add({ scope: team, text: "two", actor: "t" })
+            })
+          )
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), [
+            "one",
+            "typed by a person",
+            "two"
+          ])
+        }))
+    })
+
+    describe("one writer per root", () => {
+      live("200 concurrent adds from separate fibers all land, each exactly once, with 200 journal lines", (root) =>
+        Effect.gen(function* () {
+          const facts = Array.from({ length: 200 }, (_, i) => `concurrent fact ${i}`)
+          const outcomes = yield* at(
+            root,
+            (store) =>
+              Effect.forEach(
+                facts,
+                (text, i) =>
+                  store.add({
+                    scope: i % 2 === 0 ? own : team,
+                    topic: i % 4 < 2 ? undefined : `t${i % 7}`,
+                    text,
+                    actor: "t"
+                  }),
+                { concurrency: "unbounded" }
+              ),
+            { memoryMax: 100_000 }
+          )
+          assert.isTrue(outcomes.every((outcome) => outcome.changed))
+          const kept = yield* at(root, (store) => Effect.all([store.load(own), store.load(team)]))
+          assert.deepStrictEqual(kept.flatMap(entryTexts).sort(), [...facts].sort())
+          const journal = yield* at(root, (store) => store.journal())
+          const entryLines = journal.filter((line) => !line.after?.startsWith("- [["))
+          assert.strictEqual(entryLines.length, 200)
+          assert.deepStrictEqual(
+            entryLines.map((line) => line.after?.replace(/ \[added: .*\]$/, "").slice(2)).sort(),
+            [...facts].sort()
+          )
+        })
+      )
+
+      live("store writes and review-state writes in one process run side by side without a deadlock", (root) =>
+        Effect.gen(function* () {
+          const both = Layer.merge(MemoryStore.layer, ReviewState.layer).pipe(
+            Layer.provide(root),
+            Layer.provide(MemoryConfig.layer({ memoryMax: 100_000 }))
+          )
+          yield* Effect.gen(function* () {
+            const store = yield* MemoryStore.MemoryStore
+            const state = yield* ReviewState.ReviewState
+            yield* Effect.forEach(
+              Array.from({ length: 80 }, (_, i) => i),
+              (i) =>
+                i % 2 === 0
+                  ? store.add({ scope: team, text: `fact ${i}`, actor: "t" })
+                  : state.setCursor(`chat:${i}`, i),
+              { concurrency: "unbounded", discard: true }
+            )
+            assert.strictEqual(entryTexts(yield* store.load(team)).length, 40)
+            assert.strictEqual(yield* state.cursor("chat:79"), 79)
+          }).pipe(Effect.provide(both))
+        })
+      )
+    })
+
+    describe("undo (issue 9)", () => {
+      test("undo reverts the scope's last change, and with count the last N, newest first, journaling each", (root) =>
+        Effect.gen(function* () {
+          yield* put(root, own, { "MEMORY.md": "# Memory\n\n- old fact [added: 2026-01-01]\n\n## Index\n" })
+          const start = yield* read(root, own, "MEMORY.md")
+          yield* at(root, (store) =>
+            Effect.gen(function* () {
+              yield* store.add({ scope: own, text: "new fact", actor: "t" })
+              yield* store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" })
+              yield* store.add({ scope: team, text: "a team fact", actor: "t" })
+              yield* store.replace({ scope: own, match: "old fact", text: "old fact, edited", actor: "t" })
+            })
+          )
+          const last = yield* at(root, (store) => store.undo({ scope: own, actor: "cli" }))
+          assert.deepStrictEqual(
+            last.map((outcome) => [outcome.op, outcome.file, outcome.message]),
+            [
+              [
+                "replace",
+                "agents/ada/MEMORY.md",
+                `undone: "old fact, edited" in agents/ada/MEMORY.md is again "old fact" (now ${Text.length(yield* read(root, own, "MEMORY.md"))} of 4,000 characters)`
+              ]
+            ]
+          )
+          const two = yield* at(root, (store) => store.undo({ scope: own, count: 2, actor: "cli" }))
+          assert.deepStrictEqual(
+            two.map((outcome) => outcome.message),
+            [
+              'undone: removed "Has a cat" from agents/ada/pets.md; the topic "pets" had nothing left and is deleted, with its link in agents/ada/MEMORY.md',
+              `undone: removed "new fact" from agents/ada/MEMORY.md (now ${Text.length(start)} of 4,000 characters)`
+            ]
+          )
+          assert.deepStrictEqual(yield* texts(root, own), { "agents/ada/MEMORY.md": start })
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), ["a team fact"])
+          const journal = yield* at(root, (store) => store.journal())
+          const byId = new Map(journal.map((line) => [line.id, line]))
+          const undos = journal.filter((line) => line.op === "undo")
+          assert.deepStrictEqual(
+            undos.map((line) => [line.file, line.actor, byId.get(line.undoes)?.op, byId.get(line.undoes)?.file]),
+            [
+              ["agents/ada/MEMORY.md", "cli", "replace", "agents/ada/MEMORY.md"],
+              ["agents/ada/pets.md", "cli", "add", "agents/ada/pets.md"],
+              ["agents/ada/MEMORY.md", "cli", "add", "agents/ada/MEMORY.md"],
+              ["agents/ada/MEMORY.md", "cli", "add", "agents/ada/MEMORY.md"]
+            ]
+          )
+          assert.deepStrictEqual(yield* at(root, (store) => store.undo({ scope: own, actor: "cli" })), [])
+        }))
+
+      test("undo of a remove puts the entry back, with its topic and link; undo by id names one change", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.gen(function* () {
+              yield* store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" })
+              yield* store.add({ scope: own, text: "kept", actor: "t" })
+            })
+          )
+          const before = {
+            memory: yield* read(root, own, "MEMORY.md"),
+            pets: yield* read(root, own, "pets.md")
+          }
+          yield* at(root, (store) => store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" }))
+          yield* at(root, (store) => store.add({ scope: own, text: "later", actor: "t" }))
+          const journal = yield* at(root, (store) => store.journal({ scope: own }))
+          const removal = journal.find((line) => line.op === "remove")!
+          const [outcome] = yield* at(root, (store) => store.undo({ scope: own, id: removal.id!, actor: "cli" }))
+          assert.deepStrictEqual(
+            [outcome?.op, outcome?.message],
+            [
+              "add",
+              `undone: "Has a cat" is back in agents/ada/pets.md (now ${Text.length(before.pets)} of 16,000 characters); the topic "pets" is linked again from agents/ada/MEMORY.md`
+            ]
+          )
+          assert.strictEqual(yield* read(root, own, "pets.md"), before.pets)
+          assert.strictEqual(
+            yield* read(root, own, "MEMORY.md"),
+            before.memory.replace(
+              "- kept [added: 2026-11-06]",
+              "- kept [added: 2026-11-06]\n- later [added: 2026-11-06]"
+            )
+          )
+          const again = yield* at(root, (store) =>
+            Effect.flip(store.undo({ scope: own, id: removal.id!, actor: "cli" }))
+          )
+          assert.strictEqual(again._tag, "NotUndoable")
+          assert.strictEqual(
+            again.message,
+            "cannot undo the change to agents/ada/pets.md: it was undone already; nothing was changed"
+          )
+          const unknown = yield* at(root, (store) => Effect.flip(store.undo({ scope: own, id: "nope", actor: "cli" })))
+          assert.strictEqual(unknown._tag, "StorageError")
+          assert.strictEqual(unknown.message, 'agents/ada: the journal holds no change "nope" of this memory')
+        }))
+
+      test("undo is NotUndoable where a file no longer holds what the change wrote, and then changes nothing", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.gen(function* () {
+              yield* store.add({ scope: own, text: "Likes tea", actor: "t" })
+              yield* store.add({ scope: own, text: "Likes trains", actor: "t" })
+            })
+          )
+          const memory = yield* read(root, own, "MEMORY.md")
+          yield* put(root, own, { "MEMORY.md": memory.replace("Likes tea [added: 2026-11-06]", "Likes tea a lot") })
+          const edited = yield* read(root, own, "MEMORY.md")
+          const journal = yield* at(root, (store) => store.journal())
+          const error = yield* at(root, (store) => Effect.flip(store.undo({ scope: own, count: 2, actor: "cli" })))
+          assert.strictEqual(error._tag, "NotUndoable")
+          assert.strictEqual(
+            error.message,
+            'cannot undo the change to agents/ada/MEMORY.md: it no longer holds "- Likes tea [added: 2026-11-06]"; nothing was changed'
+          )
+          assert.strictEqual(yield* read(root, own, "MEMORY.md"), edited)
+          assert.deepStrictEqual(yield* at(root, (store) => store.journal()), journal)
+        }))
+    })
+
+    describe("agents, view and journal", () => {
+      test("agents lists the root's agents with their folders, MEMORY.md sizes and topic counts", (root) =>
+        Effect.gen(function* () {
+          const bob = Scopes.own("Bob Smith")
+          yield* at(root, (store) =>
+            Effect.all([
+              store.add({ scope: own, text: "one", actor: "t" }),
+              store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+              store.add({ scope: bob, text: "bob's", actor: "t" }),
+              store.add({ scope: team, text: "team fact", actor: "t" })
+            ])
+          )
+          const agents = yield* at(root, (store) => store.agents)
+          const bobs = agents.find((agent) => agent.agentId === "Bob Smith")
+          assert.deepStrictEqual(agents.map((agent) => [agent.agentId, agent.dir, agent.size, agent.topics]).sort(), [
+            ["Bob Smith", bobs?.dir, Text.length(yield* read(root, bob, "MEMORY.md")), 0],
+            ["ada", "agents/ada", Text.length(yield* read(root, own, "MEMORY.md")), 1]
+          ])
+          assert.match(bobs?.dir ?? "", /^agents\/bob-smith-[0-9a-f]{12}$/)
+        }))
+
+      test("archive takes the agent's memory whole, leaves the team's, and journals it", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.all([
+              store.add({ scope: own, text: "one", actor: "t" }),
+              store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+              store.add({ scope: team, text: "team fact", actor: "t" })
+            ])
+          )
+          const first = yield* at(root, (store) => store.archive("ada", { actor: "host" }))
+          assert.strictEqual(first, "archive/ada-2026-11-06T12-00-00-000Z")
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [])
+          assert.deepStrictEqual(yield* texts(root, own), {})
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), ["team fact"])
+          const again = yield* at(root, (store) => Effect.flip(store.archive("ada")))
+          assert.strictEqual(again._tag, "StorageError")
+          assert.strictEqual(again.reason._tag, "NotFound")
+          yield* at(root, (store) => store.add({ scope: own, text: "two", actor: "t" }))
+          assert.strictEqual(yield* at(root, (store) => store.archive("ada")), "archive/ada-2026-11-06T12-00-00-000Z-2")
+          const [line] = yield* at(root, (store) => store.journal({ limit: 1 }))
+          assert.deepStrictEqual(withoutId(line!), {
+            version: 2,
+            time: noon,
+            op: "archive",
+            scope: "agents/ada",
+            file: "agents/ada",
+            actor: "host",
+            after: "archive/ada-2026-11-06T12-00-00-000Z-2"
+          })
+        }))
+
+      test("view gives every entry with its scope, topic and metadata, the MEMORY.md sizes and the limits", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.all([
+              store.add({ scope: own, text: "own fact", meta: [["source", "chat #3"]], actor: "t" }),
+              store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+              store.add({ scope: team, text: "team fact", meta: [["by", "bob"]], actor: "t" })
+            ])
+          )
+          const view = yield* at(root, (store) => store.view("ada"), { memoryMax: 5000 })
+          assert.deepStrictEqual(view, {
+            agentId: "ada",
+            entries: [
+              {
+                scope: "own",
+                topic: undefined,
+                text: "own fact",
+                added: "2026-11-06",
+                by: undefined,
+                source: "chat #3"
+              },
+              {
+                scope: "own",
+                topic: "pets",
+                text: "Has a cat",
+                added: "2026-11-06",
+                by: undefined,
+                source: undefined
+              },
+              {
+                scope: "team",
+                topic: undefined,
+                text: "team fact",
+                added: "2026-11-06",
+                by: "bob",
+                source: undefined
+              }
+            ],
+            sizes: {
+              own: Text.length(yield* read(root, own, "MEMORY.md")),
+              team: Text.length(yield* read(root, team, "MEMORY.md"))
+            },
+            limits: { entry: 300, memory: 5000, topic: 16000, topics: 40 }
+          })
+        }))
+
+      test("the journal is read oldest first, to a limit, and of one scope when asked, each agent's apart", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) =>
+            Effect.forEach(
+              [
+                [team, "a"],
+                [own, "b"],
+                [team, "c"],
+                [Scopes.own("bob"), "d"]
+              ] as const,
+              ([scope, text]) => store.add({ scope, text, actor: "t" }),
+              { discard: true }
+            )
+          )
+          const afters = (lines: ReadonlyArray<MemoryRoot.JournalLine>) =>
+            lines.map((line) => MemoryFile.parse(line.after ?? "").entries[0]?.text)
+          assert.deepStrictEqual(afters(yield* at(root, (store) => store.journal())), ["a", "b", "c", "d"])
+          assert.deepStrictEqual(afters(yield* at(root, (store) => store.journal({ limit: 2 }))), ["c", "d"])
+          assert.deepStrictEqual(afters(yield* at(root, (store) => store.journal({ scope: team }))), ["a", "c"])
+          assert.deepStrictEqual(afters(yield* at(root, (store) => store.journal({ scope: own }))), ["b"])
+          assert.deepStrictEqual(afters(yield* at(root, (store) => store.journal({ scope: team, limit: 1 }))), ["c"])
+          assert.deepStrictEqual(yield* at(root, (store) => store.journal({ limit: 0 })), [])
+        }))
+    })
   })

@@ -25,7 +25,7 @@ import {
 } from "@mneme/core"
 import { MemoryRoot, Paths } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
-import { Array as Arr, Clock, DateTime, Duration, Effect, Random, Result, Schema, Semaphore } from "effect"
+import { Array as Arr, Clock, DateTime, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
@@ -90,6 +90,10 @@ interface JournalRow {
 }
 
 const decodeLine = Schema.decodeUnknownOption(MemoryRoot.JournalLine)
+
+/** The agent id an `agent` column holds (a JSON string), or `undefined` when it holds none. */
+const agentOfColumn = (column: string): string | undefined =>
+  Option.getOrUndefined(Schema.decodeUnknownOption(Schema.fromJsonString(Schema.String))(column))
 
 /** A journal row as its line (its empty columns left out), if it is one. */
 const lineOf = (row: JournalRow) =>
@@ -282,6 +286,12 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           }))
         )}`.pipe(Effect.asVoid, Effect.mapError(writeFailed("journal")))
 
+  /**
+   * The agent id as its column holds it: as a JSON string, so any id is kept (Postgres text cannot hold U+0000, which
+   * an id may, as a file's `agent.json` can).
+   */
+  const agentColumn = (agentId: string | undefined) => (agentId === undefined ? null : JSON.stringify(agentId))
+
   /** Writes one file (`content` `undefined` deletes it), recording the agent whose scope it is in, when known. */
   const writeFile = (write: MemoryRoot.FileWrite, agents: ReadonlyMap<string, string>) => {
     const parts = partsOf(write.file)
@@ -295,7 +305,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
       write.content === undefined
         ? sql`DELETE FROM ${files} WHERE scope = ${dir} AND topic = ${topic}`
         : sql`INSERT INTO ${files} (scope, topic, agent, content, version)
-            VALUES (${dir}, ${topic}, ${agents.get(dir) ?? null}, ${write.content}, 1)
+            VALUES (${dir}, ${topic}, ${agentColumn(agents.get(dir))}, ${write.content}, 1)
             ON CONFLICT (scope, topic) DO UPDATE SET content = EXCLUDED.content,
               version = ${files}.version + 1, agent = coalesce(EXCLUDED.agent, ${files}.agent)`
     return statement.pipe(Effect.asVoid, Effect.mapError(writeFailed(write.file)))
@@ -369,7 +379,9 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
       rows
         .map(({ scope, agent }): MemoryRoot.AgentFolder => {
           const name = scope.slice("agents/".length)
-          const agentId = agent !== null && Paths.agentDir(hash, agent) === name ? agent : Paths.agentOfName(name)
+          const recorded = agent === null ? undefined : agentOfColumn(agent)
+          const agentId =
+            recorded !== undefined && Paths.agentDir(hash, recorded) === name ? recorded : Paths.agentOfName(name)
           return { agentId, dir: scope }
         })
         .toSorted((a, b) => (a.dir < b.dir ? -1 : 1))
