@@ -64,20 +64,26 @@ const calls = async (fn: () => unknown, count: number): Promise<void> => {
 }
 
 /**
- * Times `fn`: a warm-up of 50 ms (and at least 3 calls), so the figures are of compiled code; then samples until
- * `minMs` have passed and at least `minRuns` samples are taken. A fast `fn` is called many times a sample (about
+ * Times `fn`: a warm-up of `warmMs` (50 ms by default, and at least 3 calls), so the figures are of compiled code;
+ * then samples until `minMs` have passed and at least `minRuns` samples are taken. A fast `fn` is called many times a sample (about
  * 0.25 ms of calls), so the clock's own cost is no part of the figure; each sample is the time per call.
  */
 export const time = async (
   fn: () => unknown,
-  options: { readonly minMs?: number; readonly minRuns?: number; readonly maxRuns?: number } = {}
+  options: {
+    readonly minMs?: number
+    readonly minRuns?: number
+    readonly maxRuns?: number
+    readonly warmMs?: number
+  } = {}
 ): Promise<Timing> => {
   const minMs = options.minMs ?? 300
+  const warmMs = options.warmMs ?? 50
   const minRuns = options.minRuns ?? 5
   const maxRuns = options.maxRuns ?? 100_000
   let warm = 0
   const warming = performance.now()
-  while (warm < Math.min(3, minRuns) || performance.now() - warming < 50) {
+  while (warm < Math.min(3, minRuns) || performance.now() - warming < warmMs) {
     await calls(fn, 1)
     warm++
   }

@@ -106,7 +106,8 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
         yield* host.bind("c1", "a1")
       })
     )
-    const timing = await time(() => runtime.runPromise(pass), { minMs: 2_000, minRuns: 10 })
+    // A host reviews for hours: the figure is a pass once the code is compiled, after a second of passes.
+    const timing = await time(() => runtime.runPromise(pass), { minMs: 2_000, minRuns: 10, warmMs: 1_000 })
     const load = Effect.flatMap(MemoryStore.MemoryStore, (store) =>
       Effect.all([store.load({ kind: "agent", agentId: "a1" }), store.load({ kind: "team" })])
     )
@@ -117,7 +118,7 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
         name: "one pass, full memory, 8 changes applied with the journal",
         value: timing.medianMs,
         unit: "ms",
-        note: `instant model; ${timing.runs} passes; 2 × 40 topics of 16,000 characters`
+        note: `instant model; ${timing.runs} passes after 1 s of warm-up; 2 × 40 topics of 16,000 characters; goal ≤ 10 ms${timing.medianMs <= 10 ? "" : ", NOT MET"}`
       },
       {
         suite: "review",

@@ -35,6 +35,9 @@ export interface Found {
  */
 const boundary: Candidate = { scope: "own", topic: undefined, text: "", meta: [["added", "9999-12-31"]] }
 
+/** The boundary as a list of its own, the same each search. */
+const boundaryList: ReadonlyArray<Candidate> = [boundary]
+
 /** A ranked entry as the candidate it was, without the number a review shows it by. */
 const candidate = (entry: Selection.Shown): Candidate => ({
   scope: entry.scope,
@@ -45,19 +48,27 @@ const candidate = (entry: Selection.Shown): Candidate => ({
 
 /**
  * The entries of `entries` that match `query`, best first, within `limits`, and whether more match. The first entry
- * found is given however long it is.
+ * found is given however long it is. The entries may be given as lists, one a file (`Selection.Lists`: a list given
+ * again is not read again).
  */
-export const search = (entries: ReadonlyArray<Candidate>, query: string, limits: Limits): Found => {
+export const search = (entries: ReadonlyArray<Candidate> | Selection.Lists, query: string, limits: Limits): Found => {
   const byWords = Selection.words(query).length > 0
   const key = Text.sameKey(query)
-  const pool = byWords || key === "" ? entries : entries.filter((entry) => Text.sameKey(entry.text).includes(key))
+  const lists = "lists" in entries ? entries.lists : [entries]
+  const pool = byWords || key === "" ? lists : [lists.flat().filter((entry) => Text.sameKey(entry.text).includes(key))]
+  const count = pool.reduce((sum, list) => sum + list.length, 0)
   /** The matches in rank order that fit in `budget` characters, and whether they are all the matches. */
   const ranked = (budget: number) => {
     const { shown } = Selection.choose(
-      { own: [], team: [], topics: byWords ? [boundary, ...pool] : pool, userText: byWords ? query : "" },
+      {
+        own: [],
+        team: [],
+        topics: { lists: byWords ? [boundaryList, ...pool] : pool },
+        userText: byWords ? query : ""
+      },
       { shownTopicsBudget: budget }
     )
-    if (!byWords) return { matches: shown, all: shown.length === pool.length }
+    if (!byWords) return { matches: shown, all: shown.length === count }
     const end = shown.findIndex((entry) => entry.meta === boundary.meta)
     return { matches: end < 0 ? shown : shown.slice(0, end), all: end >= 0 }
   }

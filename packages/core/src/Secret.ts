@@ -992,8 +992,8 @@ export const spans = (text: string): ReadonlyArray<Span> => {
 export const looksSecret = (text: string, extra?: ((text: string) => boolean) | undefined): boolean =>
   findings(text, true).found.length > 0 || extra?.(text) === true
 
-/** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
-export const redact = (text: string): string => {
+/** `text` with each secret replaced by `[secret]`, scanned now. */
+const redactNow = (text: string): string => {
   const found = spans(text)
   if (found.length === 0) return text
   let out = ""
@@ -1003,4 +1003,28 @@ export const redact = (text: string): string => {
     at = end
   }
   return out + text.slice(at)
+}
+
+/**
+ * The texts redacted lately, the least recently used let go first: memory entries are masked again and again (every
+ * prompt, every recall), and a text's redaction never changes. At most `redactedMax` texts of at most `redactedLength`
+ * units each (an entry's size; a longer text is not kept): 16 MB at the very most, a few hundred KB for a full memory.
+ */
+const redacted = new Map<string, string>()
+const redactedMax = 8_192
+const redactedLength = 512
+
+/** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
+export const redact = (text: string): string => {
+  if (text.length > redactedLength) return redactNow(text)
+  const known = redacted.get(text)
+  if (known !== undefined) {
+    redacted.delete(text)
+    redacted.set(text, known)
+    return known
+  }
+  const result = redactNow(text)
+  redacted.set(text, result)
+  if (redacted.size > redactedMax) redacted.delete(redacted.keys().next().value!)
+  return result
 }

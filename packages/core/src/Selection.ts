@@ -5,8 +5,9 @@
  * Every distinct word an entry has held gets a number, and each entry's text the list of its distinct words' numbers,
  * kept between calls (the `Index` below, which lets go of texts no longer given): a review passes over the same entries
  * pass after pass, so choosing reads the words of a text it has met before from that list, and counts the user's among
- * them with one read each, instead of reading the text again. What is kept never changes a choice, only how soon it is
- * made.
+ * them with one read each, instead of reading the text again. Topic entries may be given as lists, one a file: a list
+ * given again (the same array: a file unchanged) is not looked at entry by entry again, its entries' words and dates
+ * are kept with it. What is kept never changes a choice, only how soon it is made.
  */
 import * as Entry from "./Entry.ts"
 import type { Settings } from "./MemoryConfig.ts"
@@ -18,6 +19,14 @@ export interface Candidate {
   readonly topic: string | undefined
   readonly text: string
   readonly meta: Entry.Metadata
+}
+
+/**
+ * Topic entries as lists, one a file, in order. A list is read once and what choosing needs of it kept while it is
+ * given again: a list given again must be the same array holding the same entries (never change one once given).
+ */
+export interface Lists {
+  readonly lists: ReadonlyArray<ReadonlyArray<Candidate>>
 }
 
 /** A shown entry with the number the model refers to it by, from 1. */
@@ -372,50 +381,105 @@ const listOf = (text: string, numbering: Scan): number => {
   return at
 }
 
-/** Cuts what is kept back to the texts of `entries` (of `chars` characters) once it holds more than twice theirs. */
-const prune = (entries: ReadonlyArray<Candidate>, chars: number): void => {
-  if (index.texts.size <= 2 * entries.length + 1024 && index.chars <= 2 * chars + (1 << 20)) return
+/**
+ * Cuts what is kept back to the texts of the entries of `lists` (of `count` entries and `chars` characters) once it
+ * holds more than twice theirs. A text the index no longer holds (a list's, kept with the list) is not kept.
+ */
+const prune = (lists: ReadonlyArray<ReadonlyArray<Candidate>>, count: number, chars: number): void => {
+  if (index.texts.size <= 2 * count + 1024 && index.chars <= 2 * chars + (1 << 20)) return
   let room = 0
-  for (const { text } of entries) room += index.lists[index.texts.get(text)!]! + 1
+  for (const entries of lists) {
+    for (const { text } of entries) {
+      const at = index.texts.get(text)
+      if (at !== undefined) room += index.lists[at]! + 1
+    }
+  }
   const kept = emptyIndex(index.lexicon, index.numbered, room * 2) // room for as many new texts again
-  for (const { text } of entries) {
-    const at = index.texts.get(text)!
-    if (kept.texts.has(text)) continue
-    const length = index.lists[at]! + 1
-    for (let w = 0; w < length; w++) kept.lists[kept.used + w] = index.lists[at + w]!
-    kept.texts.set(text, kept.used)
-    kept.chars += text.length
-    kept.used += length
+  for (const entries of lists) {
+    for (const { text } of entries) {
+      const at = index.texts.get(text)
+      if (at === undefined || kept.texts.has(text)) continue
+      const length = index.lists[at]! + 1
+      for (let w = 0; w < length; w++) kept.lists[kept.used + w] = index.lists[at + w]!
+      kept.texts.set(text, kept.used)
+      kept.chars += text.length
+      kept.used += length
+    }
   }
   const lexicon = index.lexicon
   const stale = lexicon.size > 2 * kept.used + 65_536 || lexicon.used > 2 * kept.chars + (1 << 20)
   index = stale ? emptyIndex(emptyLexicon(), 0, 1 << 16) : kept
 }
 
-/** For each entry, how many distinct words its text shares with `userText`. */
-const sharedCounts = (entries: ReadonlyArray<Candidate>, userText: string): Int32Array => {
+/**
+ * What choosing keeps of a list of entries: the lexicon its words are numbered in, the numbers of each entry's distinct
+ * words one entry after another (entry `e`'s end at `ends[e]`), each entry's `added` date, and the characters of its
+ * texts. It stands while the lexicon does.
+ */
+interface Block {
+  readonly lexicon: Lexicon
+  readonly words: Int32Array
+  readonly ends: Int32Array
+  readonly dates: Float64Array
+  readonly chars: number
+}
+
+const blocks = new WeakMap<ReadonlyArray<Candidate>, Block>()
+
+/** What choosing keeps of `entries`, read now (their texts' words with `numbering`) unless it is kept. */
+const blockOf = (entries: ReadonlyArray<Candidate>, numbering: Scan): Block => {
+  const known = blocks.get(entries)
+  if (known !== undefined && known.lexicon === index.lexicon) return known
+  const at = new Int32Array(entries.length)
+  let total = 0
+  let chars = 0
+  for (let e = 0; e < entries.length; e++) {
+    const text = entries[e]!.text
+    at[e] = listOf(text, numbering)
+    total += index.lists[at[e]!]!
+    chars += text.length
+  }
+  const { lists } = index
+  const words = new Int32Array(total)
+  const ends = new Int32Array(entries.length)
+  const dates = new Float64Array(entries.length)
+  let w = 0
+  for (let e = 0; e < entries.length; e++) {
+    for (let k = at[e]! + 1, end = k + lists[at[e]!]!; k < end; k++) words[w++] = lists[k]!
+    ends[e] = w
+    dates[e] = added(entries[e]!.meta)
+  }
+  const block: Block = { lexicon: index.lexicon, words, ends, dates, chars }
+  blocks.set(entries, block)
+  return block
+}
+
+/**
+ * Each entry's rank, the lists' entries one after another (`count` of them): how many distinct words its text shares
+ * with `userText`, times 1e8, plus its `added` date.
+ */
+const ranks = (lists: ReadonlyArray<ReadonlyArray<Candidate>>, userText: string, count: number): Float64Array => {
   // Each text numbered has a number of its own; long before they run out, every text and word is forgotten.
   if (index.numbered > 0x3fffffff) index = emptyIndex(emptyLexicon(), 0, 1 << 16)
   const numbering = scanOf("number", index.lexicon)
-  const at = new Int32Array(entries.length)
-  let chars = 0
-  for (let e = 0; e < entries.length; e++) {
-    at[e] = listOf(entries[e]!.text, numbering)
-    chars += entries[e]!.text.length
-  }
+  const read = lists.map((entries) => blockOf(entries, numbering))
   const marking = scanOf("mark", index.lexicon)
   marking.marks = new Uint8Array(index.lexicon.size)
   scan(userText, marking)
   const { marks } = marking
-  const { lists } = index
-  const counts = new Int32Array(entries.length)
-  for (let e = 0; e < entries.length; e++) {
-    let count = 0
-    for (let w = at[e]! + 1, end = w + lists[at[e]!]!; w < end; w++) count += marks[lists[w]!]!
-    counts[e] = count
+  const rank = new Float64Array(count)
+  let i = 0
+  let chars = 0
+  for (const { words, ends, dates, chars: listChars } of read) {
+    chars += listChars
+    for (let e = 0, w = 0; e < ends.length; e++, i++) {
+      let shared = 0
+      for (const end = ends[e]!; w < end; w++) shared += marks[words[w]!]!
+      rank[i] = shared * 1e8 + dates[e]!
+    }
   }
-  prune(entries, chars)
-  return counts
+  prune(lists, count, chars)
+  return rank
 }
 
 /** The entry's `added` date as a number (2026-11-06 is 20261106), or 0 when it has none, so it sorts as the oldest. */
@@ -467,28 +531,29 @@ function* best(rank: Float64Array): Generator<number> {
  * The entries to show, numbered from 1: own MEMORY.md, team MEMORY.md, then topic entries while `shownTopicsBudget`
  * characters of entry text last. Topic entries are ordered by the number of distinct words they share with
  * `userText` (most first; none last), then by `added` (newest first; undated last), then as `topics` lists them.
- * `hidden` counts the topic entries not shown.
+ * `hidden` counts the topic entries not shown. The topic entries may be given as lists, one a file (`Lists`).
  */
 export const choose = (
   input: {
     readonly own: ReadonlyArray<Candidate>
     readonly team: ReadonlyArray<Candidate>
-    readonly topics: ReadonlyArray<Candidate>
+    readonly topics: ReadonlyArray<Candidate> | Lists
     readonly userText: string
   },
   settings: Pick<Settings, "shownTopicsBudget">
 ): { readonly shown: ReadonlyArray<Shown>; readonly hidden: number } => {
-  const scores = sharedCounts(input.topics, input.userText)
-  const rank = new Float64Array(input.topics.length)
-  for (let i = 0; i < rank.length; i++) rank[i] = scores[i]! * 1e8 + added(input.topics[i]!.meta)
+  const lists = "lists" in input.topics ? input.topics.lists : [input.topics]
+  const all: Array<Candidate> = []
+  for (const entries of lists) for (let e = 0; e < entries.length; e++) all.push(entries[e]!)
+  const rank = ranks(lists, input.userText, all.length)
   const topics: Array<Candidate> = []
   let used = 0
   for (const i of best(rank)) {
-    const entry = input.topics[i]!
+    const entry = all[i]!
     used += Text.length(entry.text)
     if (used > settings.shownTopicsBudget) break
     topics.push(entry)
   }
   const shown = [...input.own, ...input.team, ...topics].map((entry, i) => ({ ...entry, number: i + 1 }))
-  return { shown, hidden: input.topics.length - topics.length }
+  return { shown, hidden: all.length - topics.length }
 }

@@ -46,7 +46,8 @@ const referenceChoose = (
     const value = meta.find(([key]) => key.toLowerCase() === "added")?.[1] ?? ""
     return /^\d{4}-\d{2}-\d{2}$/.test(value) ? Number(value.replaceAll("-", "")) : 0
   }
-  const ranked = input.topics
+  const all = "lists" in input.topics ? input.topics.lists.flat() : input.topics
+  const ranked = all
     .map((entry, i) => ({ entry, i, shared: new Set(referenceWords(entry.text).filter((w) => user.has(w))).size }))
     .sort((a, b) => b.shared - a.shared || added(b.entry.meta) - added(a.entry.meta) || a.i - b.i)
   const topics: Array<Selection.Candidate> = []
@@ -57,7 +58,7 @@ const referenceChoose = (
     topics.push(entry)
   }
   const shown = [...input.own, ...input.team, ...topics].map((entry, i) => ({ ...entry, number: i + 1 }))
-  return { shown, hidden: input.topics.length - topics.length }
+  return { shown, hidden: all.length - topics.length }
 }
 
 /**
@@ -354,6 +355,58 @@ describe("Selection.choose", () => {
       ),
       { numRuns: 2_000 }
     )
+  })
+
+  it("property: chooses from lists, one a file, as from one list, when the same lists are given again", () => {
+    const candidate = fc.record({
+      scope: fc.constantFrom<Selection.Candidate["scope"]>("own", "team"),
+      topic: fc.constantFrom(undefined, "travel", "food"),
+      text: mixedText,
+      meta: fc.array(fc.tuple(fc.constantFrom("added", "source"), fc.constantFrom("2026-01-01", "2025-12-31", "")), {
+        maxLength: 2
+      })
+    })
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(candidate, { maxLength: 5 }), { maxLength: 4 }),
+        fc.array(mixedText, { minLength: 2, maxLength: 2 }),
+        fc.integer({ min: 0, max: 80 }),
+        (lists, userTexts, budget) => {
+          for (const userText of userTexts) {
+            const input = { own: [], team: [], topics: { lists }, userText }
+            const flat = { own: [], team: [], topics: lists.flat(), userText }
+            assert.deepStrictEqual(
+              Selection.choose(input, { shownTopicsBudget: budget }),
+              referenceChoose(flat, budget)
+            )
+          }
+        }
+      ),
+      { numRuns: 1_000 }
+    )
+  })
+
+  it("chooses from lists given again after thousands of other entries were chosen among in between", () => {
+    const lists = [
+      [entry("The user drinks green tea", { added: "2026-01-01" }), entry("用户喜欢喝绿茶", { added: "2026-01-02" })],
+      [entry("The user's migration to Postgres", { added: "2026-01-03" })]
+    ]
+    const check = (userText: string) => {
+      const input = { own: [], team: [], topics: { lists }, userText }
+      const flat = { own: [], team: [], topics: lists.flat(), userText }
+      assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(flat, settings.shownTopicsBudget))
+    }
+    check("green tea")
+    const word = (i: number) =>
+      Array.from({ length: 4 }, (_, k) => String.fromCharCode(97 + (Math.floor(i / 26 ** k) % 26))).join("")
+    for (let round = 0; round < 3; round++) {
+      // More distinct words than are kept for entries no longer chosen: the words are numbered again from scratch.
+      const others = Array.from({ length: 3_000 }, (_, i) =>
+        entry(Array.from({ length: 12 }, (_, k) => word(round * 36_000 + i * 12 + k)).join(" "))
+      )
+      Selection.choose({ own: [], team: [], topics: others, userText: word(round * 36_000 + 5) }, settings)
+      check("postgres migration 喝绿茶")
+    }
   })
 
   it("shows nothing of the topics when the budget is spent on the first one", () => {

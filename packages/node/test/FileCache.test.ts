@@ -15,19 +15,19 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodePlatform } from "../src/index.ts"
 
-/** A file system that counts the files it reads. */
-const countingReads = (reads: Array<string>) =>
+/** The platform of `platform`, counting the files it reads into `reads`. */
+const countingReads = (platform: Layer.Layer<Platform.Platform, never, FileSystem.FileSystem>, reads: Array<string>) =>
   Layer.effect(
-    FileSystem.FileSystem,
-    Effect.map(FileSystem.FileSystem, (fs) => ({
-      ...fs,
+    Platform.Platform,
+    Effect.map(Platform.Platform, (service) => ({
+      ...service,
       readFile: (path: string) =>
         Effect.andThen(
           Effect.sync(() => reads.push(path)),
-          fs.readFile(path)
+          service.readFile(path)
         )
     }))
-  ).pipe(Layer.provide(NodeServices.layer))
+  ).pipe(Layer.provide(platform))
 
 const platforms = [
   ["Node's platform", () => NodePlatform.layer],
@@ -39,8 +39,7 @@ const storeOver = (root: string, platform: (typeof platforms)[number][1], reads:
   MemoryStore.layer.pipe(
     Layer.provide(FileRoot.layer({ root })),
     Layer.provide(MemoryConfig.layer()),
-    Layer.provide(platform()),
-    Layer.provide(countingReads(reads)),
+    Layer.provide(countingReads(platform(), reads)),
     Layer.provide(NodeServices.layer)
   )
 
@@ -138,6 +137,30 @@ describe("NodePlatform.lstatAll", () => {
       assert.strictEqual(failure?._tag, "PlatformError")
       assert.strictEqual(failure?.reason._tag, "BadResource")
       assert.strictEqual(Platform.describeFailure(failure!), "a part of the path is a file, not a folder")
+    })
+  )
+})
+
+describe("NodePlatform.readFile and readDirectory", () => {
+  it.effect("read a file's bytes and a folder's names; nothing for a missing file; never through a link", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "mneme-read-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
+      writeFileSync(join(root, "file.md"), "- été\n")
+      mkdirSync(join(root, "folder"))
+      symlinkSync("file.md", join(root, "link.md"))
+      const platform = yield* Effect.provide(Platform.Platform, NodePlatform.layer)
+      const bytes = yield* platform.readFile(join(root, "file.md"))
+      assert.strictEqual(new TextDecoder().decode(bytes), "- été\n")
+      assert.strictEqual(yield* platform.readFile(join(root, "missing.md")), undefined)
+      const folder = yield* Effect.flip(platform.readFile(join(root, "folder")))
+      assert.strictEqual(Platform.describeFailure(folder), "it is a folder, not a file")
+      const link = yield* Effect.flip(platform.readFile(join(root, "link.md")))
+      assert.strictEqual(Platform.describeFailure(link), "too many links on the way")
+      assert.deepStrictEqual([...(yield* platform.readDirectory(root))].sort(), ["file.md", "folder", "link.md"])
+      const missing = yield* Effect.flip(platform.readDirectory(join(root, "missing")))
+      assert.strictEqual(missing.reason._tag, "NotFound")
+      assert.strictEqual(Platform.describeFailure(missing), "no such file or folder")
     })
   )
 })

@@ -1,6 +1,7 @@
 /**
- * The files backend of the storage port `MemoryRoot`: a memory root as a folder (SPEC 1), read and written through
- * Effect's `FileSystem` and `Path`, with the `Platform` for the lock's owner and the agent folders' hashes.
+ * The files backend of the storage port `MemoryRoot`: a memory root as a folder (SPEC 1), written through Effect's
+ * `FileSystem` and `Path`, with the `Platform` for the lock's owner, the agent folders' hashes, and the stats, reads and
+ * listings of the small files and folders it reads (at once, on Node).
  *
  * One writer per root: a semaphore in the process and a lock file across processes (`<root>/.lock`), shared by every
  * service over the layer. A busy lock is waited for up to `lock.wait` (10 s by default) and then fails with `Busy`,

@@ -4,9 +4,9 @@
  * the ranking is `Recall.search` (pure): the entries sharing the most words with the query first (SPEC 4.3), then the
  * newest, then as memory lists them.
  */
-import { BadTopic, Entry, type MemoryFile, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
+import { BadTopic, Entry, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
 import { Effect } from "effect"
-import type { StoredFile } from "./MemoryRoot.ts"
+import * as Candidates from "./internal/candidates.ts"
 import { MemoryStore, type ScopeView } from "./MemoryStore.ts"
 
 /** What to recall, and for which agent. */
@@ -41,36 +41,9 @@ export interface Recalled {
   readonly topic: string | undefined
 }
 
-/** A file's entries as search candidates, with the scope and topic they were made for. */
-interface FileCandidates {
-  readonly side: "own" | "team"
-  readonly topic: string | undefined
-  readonly entries: ReadonlyArray<Recall.Candidate>
-}
-
-/**
- * Each file's candidates by its parse: the store keeps an unchanged file's parse, so a search of unchanged memory makes
- * none again (thousands of entries a call otherwise), and the ranking meets the same entries each time.
- */
-const made = new WeakMap<MemoryFile.Parsed, FileCandidates>()
-
-/** The candidates of one file of a scope. */
-const candidatesOf = (side: "own" | "team", file: StoredFile): ReadonlyArray<Recall.Candidate> => {
-  const known = made.get(file.parsed)
-  if (known !== undefined && known.side === side && known.topic === file.topic) return known.entries
-  const entries = file.parsed.entries.map((entry) => ({
-    scope: side,
-    topic: file.topic,
-    text: entry.text,
-    meta: entry.meta
-  }))
-  made.set(file.parsed, { side, topic: file.topic, entries })
-  return entries
-}
-
-/** The entries of a scope as search candidates, MEMORY.md first, then its topics by name. */
-const candidates = (stored: ScopeView): Array<Recall.Candidate> =>
-  stored.files.flatMap((file) => candidatesOf(Scope.side(stored.scope), file))
+/** The entries of a scope as search candidates, one list a file: MEMORY.md first, then its topics by name. */
+const candidates = (stored: ScopeView): Array<ReadonlyArray<Recall.Candidate>> =>
+  stored.files.map((file) => Candidates.of(Scope.side(stored.scope), file))
 
 const found = (entry: Recall.Candidate): Found => ({
   scope: entry.scope,
@@ -127,9 +100,9 @@ export const recall = Effect.fn("MemoryRecall.recall")(function* (
   const scopes = yield* Effect.forEach(wanted, (scope) => store.load(scope), { concurrency: "unbounded" })
   const topic = input.topic === undefined ? undefined : yield* topicIn(input.topic, scopes)
   const all = scopes.flatMap(candidates)
-  const entries = topic === undefined ? all : all.filter((entry) => entry.topic === topic)
+  const lists = topic === undefined ? all : all.filter((list) => list[0]?.topic === topic)
   const query = input.query ?? ""
-  if (topic !== undefined && query.trim() === "") return { entries: entries.map(found), more: false, topic }
-  const searched = Recall.search(entries, query, limits)
+  if (topic !== undefined && query.trim() === "") return { entries: lists.flat().map(found), more: false, topic }
+  const searched = Recall.search({ lists }, query, limits)
   return { entries: searched.entries.map(found), more: searched.more, topic }
 })

@@ -130,7 +130,7 @@ const make = Effect.gen(function* () {
     return yield* root.write((writer) =>
       Effect.gen(function* () {
         const distinct = scopes.filter((scope, i) => scopes.findIndex((other) => Scope.equals(other, scope)) === i)
-        const read = yield* Effect.forEach(distinct, writer.read)
+        const read = yield* Effect.forEach(distinct, writer.read, { concurrency: "unbounded" })
         const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
         if (draft.writes.length > 0) yield* writer.commit(draft.writes, draft.journal)
         return results

@@ -1,7 +1,8 @@
 /**
  * What mneme needs of the machine it runs on, behind one small service so that `@mneme/core` and `@mneme/review`
- * import nothing from `node:`: this process's id and host name, whether a process is alive, SHA-256, and the `lstat`
- * of many files at once (how the files backend sees that a scope is unchanged, for the price of its stats).
+ * import nothing from `node:`: this process's id and host name, whether a process is alive, SHA-256, the `lstat` of
+ * many files at once (how the files backend sees that a scope is unchanged, for the price of its stats), and reading
+ * a small file whole (a memory file, the review state) or a small folder's names.
  * `@mneme/node` provides it (`NodePlatform.layer`); `Platform.layerTest` is a double that can pretend to be another
  * process or another host, with the processes it says are alive, and stats files through Effect's `FileSystem`.
  */
@@ -33,6 +34,13 @@ export class Platform extends Context.Service<
     readonly sha256: (text: string) => string
     /** The `lstat` of each of `paths` (absolute), all at once, in their order; links are not followed. */
     readonly lstatAll: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StatResult>>
+    /**
+     * The bytes of the small file `path` (absolute) as it is now, `undefined` when nothing is there. Node's reads it at
+     * once and never through a link.
+     */
+    readonly readFile: (path: string) => Effect.Effect<Uint8Array | undefined, PlatformError.PlatformError>
+    /** The names in the small folder `path` (absolute), as it is now (a scope's folder, the root). */
+    readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, PlatformError.PlatformError>
   }
 >()("@mneme/review/Platform") {}
 
@@ -68,7 +76,7 @@ export interface TestOptions {
 
 /**
  * A platform double: a process and host of its own, chosen processes alive, SHA-256 in plain TypeScript, and stats
- * through Effect's `FileSystem`.
+ * and reads through Effect's `FileSystem`.
  */
 export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform, never, FileSystem.FileSystem> => {
   const processId = options.processId ?? 4242
@@ -81,7 +89,10 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform, neve
       hostName: options.hostName ?? "test-host",
       isAlive: (pid: number) => Effect.sync(() => isAlive(pid)),
       sha256,
-      lstatAll: lstatAllWith(fs)
+      lstatAll: lstatAllWith(fs),
+      readFile: (path: string) =>
+        Effect.catchReason(fs.readFile(path), "PlatformError", "NotFound", () => Effect.succeed(undefined)),
+      readDirectory: (path: string) => fs.readDirectory(path)
     }))
   )
 }

@@ -523,6 +523,57 @@ describe("holding the lock", () => {
   )
 })
 
+describe("a root given as a link", () => {
+  it.effect("is followed where it leads now: a link pointed elsewhere between two writes is seen", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const base = yield* tempRoot
+      yield* fs.makeDirectory(`${base}/first`)
+      yield* fs.makeDirectory(`${base}/second`)
+      yield* fs.symlink(`${base}/first`, `${base}/root`)
+      const texts = yield* Effect.gen(function* () {
+        const port = yield* MemoryRoot.MemoryRoot
+        const team = () =>
+          Effect.map(port.read({ kind: "team" }), (scope) => scope.files[0]!.parsed.entries.map((entry) => entry.text))
+        yield* port.write((writer) => commit(writer, "in the first"))
+        const first = yield* team()
+        // The link is made again, to the second folder (empty), between two operations of the same writer.
+        yield* fs.remove(`${base}/root`)
+        yield* fs.symlink(`${base}/second`, `${base}/root`)
+        const moved = yield* team()
+        yield* port.write((writer) => commit(writer, "in the second"))
+        return { first, moved, second: yield* team() }
+      }).pipe(Effect.provide(rootLayer(`${base}/root`)))
+      assert.deepStrictEqual(texts, { first: ["in the first"], moved: [], second: ["in the second"] })
+      assert.strictEqual(yield* fs.readFileString(`${base}/first/team/MEMORY.md`), "- in the first\n")
+      assert.strictEqual(yield* fs.readFileString(`${base}/second/team/MEMORY.md`), "- in the second\n")
+    }).pipe(Effect.provide(NodeServices.layer))
+  )
+})
+
+describe("a lock that cannot be filled", () => {
+  it.effect("fails the change before anything is written, naming the lock and why, and leaves no lock", () =>
+    Effect.gen(function* () {
+      const path = yield* Path.Path
+      const root = yield* tempRoot
+      yield* add(root, "before")
+      const before = yield* listing(root)
+      const failing = failingServices((call, file) => call === "writeAll" && path.basename(file) === ".lock")
+      const logged = warnings()
+      const error = yield* Effect.flip(add(root, "after").pipe(Effect.provide(failing), Effect.provide(logged.layer)))
+      assert.strictEqual(error._tag, "StorageError")
+      assert.strictEqual(error.reason._tag, "RootUnusable")
+      assert.strictEqual(
+        error.message,
+        `the memory root ${root} cannot be used: its lock ${yield* lockOf(root)} cannot be made: Unknown: injected failure`
+      )
+      assert.strictEqual(yield* memoryOf(root), "- before\n")
+      assert.deepStrictEqual(yield* listing(root), before)
+      assert.deepStrictEqual(logged.lines, [])
+    }).pipe(Effect.provide(NodeServices.layer))
+  )
+})
+
 describe("leftovers of killed writers are cleaned under the lock once abandoned", () => {
   it.effect("temporary files and set-aside locks of gone writers go; a live writer's and unknown files stay", () =>
     Effect.gen(function* () {

@@ -5,7 +5,7 @@
  * whose they are (`.<file>.<pid>@<host>.<unique>.tmp`), so a later writer can tell when they are abandoned.
  */
 import { NotText, ReadFailed, StorageError, type StorageReason, WriteFailed } from "@mneme/core"
-import { Effect, FileSystem, Path } from "effect"
+import { Effect, FileSystem, Path, Result } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { describeFailure } from "../Platform.ts"
 
@@ -98,16 +98,25 @@ export const writeTemporary = Effect.fnUntraced(function* (
 
 /**
  * Replaces `absolute` with `content` atomically: a reader sees the old file or the new one, never half of either.
- * A failed write or rename leaves the old file whole and removes the temporary file.
+ * A failed write or rename leaves the old file whole and removes the temporary file. `first`, run while the new text
+ * is written aside (a check that the writer may still write), must succeed for the file to be replaced.
  */
 export const writeAtomic = Effect.fnUntraced(function* (
   absolute: string,
   file: string,
   content: string | Uint8Array,
-  suffix: string
+  suffix: string,
+  first: Effect.Effect<void, StorageError> = Effect.void
 ) {
   const fs = yield* FileSystem.FileSystem
-  const temporary = yield* writeTemporary(absolute, file, content, suffix)
+  const [temporary, checked] = yield* Effect.all(
+    [writeTemporary(absolute, file, content, suffix), Effect.result(first)],
+    { concurrency: 2 }
+  )
+  if (Result.isFailure(checked)) {
+    yield* Effect.ignore(fs.remove(temporary, { force: true }))
+    return yield* Effect.fail(checked.failure)
+  }
   yield* fs.rename(temporary, absolute).pipe(
     Effect.onError(() => Effect.ignore(fs.remove(temporary, { force: true }))),
     Effect.mapError(writeFailed(file))

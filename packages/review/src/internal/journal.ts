@@ -1,15 +1,15 @@
 /**
  * The journal of a memory root (`journal.jsonl`), NDJSON: one `JournalLine` per line, with its format version.
  *
- * Lines are written through effect's NDJSON encoder, all the lines of one change in one write, after checking how the
- * file ends: a writer killed mid-append leaves a torn last line, and the next append starts on a fresh line, so the
- * fragment never spoils a whole record. Reading keeps every complete record: a damaged line is skipped and counted,
- * and a torn last line (no line break, not a record) is reported once. (The reader splits lines itself: effect's NDJSON
- * decoder stops at the first bad line, and the journal must keep the records after it.)
+ * Lines are written as NDJSON (each line encoded by its schema, then as JSON, and ended by a line break), all the lines
+ * of one change in one write, after checking how the file ends: a writer killed mid-append leaves a torn last line,
+ * and the next append starts on a fresh line, so the fragment never spoils a whole record. Reading keeps every
+ * complete record: a damaged line is skipped and counted, and a torn last line (no line break, not a record) is
+ * reported once. (The reader splits lines itself: effect's NDJSON decoder stops at the first bad line, and the journal
+ * must keep the records after it.)
  */
 import { StorageError, WriteFailed } from "@mneme/core"
-import { Effect, Schema, Stream } from "effect"
-import { Ndjson } from "effect/encoding"
+import { Effect, Result, Schema } from "effect"
 import { JournalLine } from "../MemoryRoot.ts"
 
 /** The name of the journal, relative to the root. */
@@ -18,15 +18,15 @@ export const journalName = "journal.jsonl"
 /** The format version this release writes. */
 export const version = 2
 
+const encodeLines = Schema.encodeResult(Schema.Array(JournalLine))
+
 /** `lines` as NDJSON, each line ended by a line break. */
-export const encode = (lines: ReadonlyArray<JournalLine>): Effect.Effect<string, StorageError> =>
-  Stream.fromArray(lines).pipe(
-    Stream.pipeThroughChannel(Ndjson.encodeSchemaString(JournalLine)()),
-    Stream.mkString,
-    Effect.mapError(
-      (error) => new StorageError({ reason: new WriteFailed({ file: journalName, detail: error.message }) })
-    )
-  )
+export const encode = (lines: ReadonlyArray<JournalLine>): Effect.Effect<string, StorageError> => {
+  const encoded = encodeLines(lines)
+  return Result.isSuccess(encoded)
+    ? Effect.succeed(encoded.success.map((line) => JSON.stringify(line) + "\n").join(""))
+    : Effect.fail(new StorageError({ reason: new WriteFailed({ file: journalName, detail: encoded.failure.message }) }))
+}
 
 const decodeLine = Schema.decodeUnknownOption(Schema.fromJsonString(JournalLine))
 

@@ -9,6 +9,9 @@
  * Leftovers of killed writers (temporary files, stale locks set aside) are removed under the lock once they are
  * provably abandoned: their writer ran on this host and is gone, or they are older than a lease before the lock was
  * taken.
+ *
+ * Reading looks at files through the platform (their stats, their bytes and the folders' names, at once on Node), and
+ * the root's real path is kept while a stat of the root and of that path says it still stands.
  */
 import {
   MemoryFile,
@@ -38,7 +41,7 @@ import {
   type Unreadable,
   type Writer
 } from "../MemoryRoot.ts"
-import { Platform } from "../Platform.ts"
+import { Platform, type Stat, type StatResult } from "../Platform.ts"
 import * as FileCache from "./fileCache.ts"
 import {
   decodeText,
@@ -87,14 +90,51 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
   const temporarySuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp"))
 
+  const looker: Paths.Looker = { fs, lstatAll: platform.lstatAll }
+
+  /**
+   * The root's real path as last resolved, with the stats then of the root and of its real path: while a stat of both
+   * gives the same (the same link, or the same folder, at each), the real path stands without resolving it again.
+   */
+  let rootSeen: { readonly real: string; readonly root: Stat; readonly folder: Stat } | undefined
+
+  /** Whether `now` is what `then` was: the same kind and inode, and for a link the same size and change time. */
+  const sameThing = (then: Stat, now: StatResult | undefined) =>
+    now !== undefined &&
+    Result.isSuccess(now) &&
+    now.success !== undefined &&
+    then.ino !== undefined &&
+    now.success.type === then.type &&
+    now.success.ino === then.ino &&
+    (then.type !== "SymbolicLink" || (now.success.size === then.size && now.success.mtime === then.mtime))
+
   /** The root's real path, `undefined` while it does not exist; a root that is not a folder fails. */
   const rootNow = Effect.gen(function* () {
+    const seen = rootSeen
+    if (seen !== undefined) {
+      const [rootStat, folderStat] = yield* platform.lstatAll([root, seen.real])
+      if (sameThing(seen.root, rootStat) && sameThing(seen.folder, folderStat)) return seen.real
+      rootSeen = undefined
+    }
     const real = yield* orMissing(fs.realPath(root)).pipe(
       Effect.mapError((error) => storageError(new RootUnusable({ root, detail: describe(error) })))
     )
     if (real === undefined) return undefined
     const info = yield* fs.stat(real).pipe(Effect.mapError(readFailed(root)))
-    return info.type === "Directory" ? real : yield* storageError(new NotAFolder({ path: root }))
+    if (info.type !== "Directory") return yield* storageError(new NotAFolder({ path: root }))
+    const [rootStat, folderStat] = yield* platform.lstatAll([root, real])
+    if (
+      rootStat !== undefined &&
+      folderStat !== undefined &&
+      Result.isSuccess(rootStat) &&
+      Result.isSuccess(folderStat) &&
+      rootStat.success !== undefined &&
+      folderStat.success?.type === "Directory" &&
+      folderStat.success.ino === Option.getOrUndefined(info.ino)
+    ) {
+      rootSeen = { real, root: rootStat.success, folder: folderStat.success }
+    }
+    return real
   })
 
   // -------------------------------------------------------------------------------------------------------------------
@@ -130,7 +170,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const content = Effect.fnUntraced(function* (absolute: string, file: string, stamp: Paths.Stamp, now: number) {
     const fresh = cache.fresh(absolute, stamp)
     if (fresh !== undefined) return fresh
-    const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(file)))
+    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(file)))
     if (bytes === undefined) return undefined
     const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
     const last = cache.last(absolute)
@@ -158,7 +198,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     now: number
   ): Effect.fn.Return<StoredFile | undefined, StorageError, Path.Path> {
     const file = Paths.fileOf(dir, topic)
-    const { absolute, info } = yield* Paths.resolve(fs, real, file, folder)
+    const { absolute, info } = yield* Paths.resolve(looker, real, file, folder)
     if (info === undefined) return undefined
     if (info.type !== "File") {
       cache.drop(absolute)
@@ -183,32 +223,45 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     now: number,
     texts: Map<string, string>
   ) {
-    const stats = yield* platform.lstatAll(topics.map((topic) => path.join(folder, Paths.nameOf(topic))))
-    return yield* Effect.forEach(
-      topics,
-      (topic, i): Effect.Effect<Result.Result<StoredFile | undefined, StorageError>, never, Path.Path> => {
+    const absolutes = topics.map((topic) => path.join(folder, Paths.nameOf(topic)))
+    const stats = yield* platform.lstatAll(absolutes)
+    // The files the cache gives, and nothing there, at once; the rest each in a fiber of its own.
+    const results: Array<Result.Result<StoredFile | undefined, StorageError>> = []
+    const rest: Array<number> = []
+    topics.forEach((topic, i) => {
+      const stat = stats[i]!
+      const found = Result.isSuccess(stat) ? stat.success : undefined
+      if (Result.isSuccess(stat) && found === undefined) results[i] = Result.succeed(undefined)
+      else if (found?.type === "File") {
+        const fresh = cache.fresh(absolutes[i]!, found)
+        if (fresh === undefined) rest.push(i)
+        else {
+          texts.set(absolutes[i]!, fresh.text)
+          results[i] = Result.succeed(storedOf(Paths.fileOf(dir, topic), topic, fresh))
+        }
+      } else rest.push(i)
+    })
+    yield* Effect.forEach(
+      rest,
+      (i) => {
+        const topic = topics[i]
         const stat = stats[i]!
-        if (Result.isFailure(stat) || (stat.success !== undefined && stat.success.type !== "File")) {
-          return Effect.result(readFile(real, folder, dir, topic, now))
-        }
-        if (stat.success === undefined) return Effect.succeed(Result.succeed(undefined))
-        const file = Paths.fileOf(dir, topic)
-        const absolute = path.join(folder, Paths.nameOf(topic))
-        const fresh = cache.fresh(absolute, stat.success)
-        if (fresh !== undefined) {
-          texts.set(absolute, fresh.text)
-          return Effect.succeed(Result.succeed(storedOf(file, topic, fresh)))
-        }
-        return Effect.result(
-          Effect.map(content(absolute, file, stat.success, now), (entry) => {
-            if (entry === undefined) return undefined
-            texts.set(absolute, entry.text)
-            return storedOf(file, topic, entry)
-          })
-        )
+        const absolute = absolutes[i]!
+        const read: Effect.Effect<StoredFile | undefined, StorageError, Path.Path> =
+          Result.isFailure(stat) || stat.success === undefined || stat.success.type !== "File"
+            ? readFile(real, folder, dir, topic, now)
+            : Effect.map(content(absolute, Paths.fileOf(dir, topic), stat.success, now), (entry) => {
+                if (entry === undefined) return undefined
+                texts.set(absolute, entry.text)
+                return storedOf(Paths.fileOf(dir, topic), topic, entry)
+              })
+        return Effect.map(Effect.result(read), (result) => {
+          results[i] = result
+        })
       },
-      { concurrency: "unbounded" }
+      { concurrency: "unbounded", discard: true }
     )
+    return results
   })
 
   /**
@@ -222,10 +275,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     texts: Map<string, string> = new Map()
   ) {
     if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
-    const folder = yield* Paths.resolve(fs, real, dir)
+    const folder = yield* Paths.resolve(looker, real, dir)
     if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: dir }))
-    const names = yield* fs.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
+    const names = yield* platform.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
     const topics = names
       .flatMap((name) => {
         const topic = Paths.topicOfName(name)
@@ -249,11 +302,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   /** Whether the folder `dir` exists (a link or a file there fails). */
   const folderExists = (real: string, dir: string) =>
-    Effect.map(Paths.resolve(fs, real, dir), ({ info }) => info !== undefined)
+    Effect.map(Paths.resolve(looker, real, dir), ({ info }) => info !== undefined)
 
   /** The agent id a hashed folder records, if any. */
   const recordedId = Effect.fnUntraced(function* (real: string, dir: string) {
-    const record = yield* Paths.resolve(fs, real, `${dir}/${Paths.idRecordName}`).pipe(
+    const record = yield* Paths.resolve(looker, real, `${dir}/${Paths.idRecordName}`).pipe(
       Effect.flatMap(({ absolute, info }) =>
         info?.type === "File" ? orMissing(fs.readFileString(absolute)) : Effect.succeed(undefined)
       ),
@@ -313,7 +366,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   /** The id record of an agent's hashed folder, written when missing; gives its path when it was written. */
   const recordId = Effect.fnUntraced(function* (real: string, dir: string, agentId: string) {
-    const record = yield* Paths.resolve(fs, real, `${dir}/${Paths.idRecordName}`)
+    const record = yield* Paths.resolve(looker, real, `${dir}/${Paths.idRecordName}`)
     if (record.info !== undefined) return undefined
     const file = `${dir}/${Paths.idRecordName}`
     const content = encodeIdRecord({ version: 1, agentId }) + "\n"
@@ -370,8 +423,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   /** Moves an agent's folder of the earlier naming to its own (under the lock), recording its id. */
   const moveLegacy = Effect.fnUntraced(function* (real: string, legacy: string, dir: string, agentId: string) {
-    const from = yield* Paths.resolve(fs, real, legacy)
-    const to = yield* Paths.resolve(fs, real, dir)
+    const from = yield* Paths.resolve(looker, real, legacy)
+    const to = yield* Paths.resolve(looker, real, dir)
     yield* fs.rename(from.absolute, to.absolute).pipe(Effect.mapError(writeFailed(legacy)))
     yield* recordId(real, dir, agentId)
     yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
@@ -397,7 +450,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     change: (journal: {
       /** Opens the journal, if not open yet (`append` does too). */
       readonly open: Effect.Effect<void, StorageError>
-      readonly append: (lines: ReadonlyArray<JournalLine>) => Effect.Effect<void, StorageError>
+      /** Appends the journal's lines, encoded (`Journal.encode`). */
+      readonly append: (text: string) => Effect.Effect<void, StorageError>
       readonly undo: Effect.Effect<void>
     }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
   ) =>
@@ -409,7 +463,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           | { readonly handle: FileSystem.File; readonly size: number; readonly torn: boolean; readonly made: string }
           | undefined
         const open = Effect.gen(function* () {
-          const journal = yield* Paths.resolve(fs, real, Journal.journalName)
+          const journal = yield* Paths.resolve(looker, real, Journal.journalName)
           if (journal.info !== undefined && journal.info.type !== "File") {
             return yield* storageError(
               new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" })
@@ -418,13 +472,20 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           const handle = yield* fs
             .open(journal.absolute, { flag: "a+" })
             .pipe(Lifetime.provide(scope), Effect.mapError(writeFailed(Journal.journalName)))
-          const size = Number((yield* handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName)))).size)
-          const lastByte =
-            size === 0
-              ? undefined
-              : yield* handle
-                  .readAlloc(1, { position: BigInt(size - 1) })
-                  .pipe(Effect.mapError(readFailed(Journal.journalName)))
+          const lastByteAt = (size: number) =>
+            handle.readAlloc(1, { position: BigInt(size - 1) }).pipe(Effect.mapError(readFailed(Journal.journalName)))
+          // The last byte where the stat before opening says it is, read while the opened file's size is asked; read
+          // again where that size is another.
+          const statSize = journal.info?.size ?? 0
+          const [info, statLastByte] = yield* Effect.all(
+            [
+              handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName))),
+              statSize === 0 ? Effect.succeed(undefined) : lastByteAt(statSize)
+            ],
+            { concurrency: 2 }
+          )
+          const size = Number(info.size)
+          const lastByte = size === 0 ? undefined : size === statSize ? statLastByte : yield* lastByteAt(size)
           const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
           opened = { handle, size, torn, made: journal.info === undefined ? journal.absolute : "" }
           return opened
@@ -432,10 +493,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         const undo = Effect.suspend(() =>
           opened === undefined ? Effect.void : Effect.ignore(opened.handle.truncate(opened.size))
         )
-        const append = (lines: ReadonlyArray<JournalLine>) =>
+        const append = (text: string) =>
           Effect.gen(function* () {
             const journal = opened ?? (yield* run(open))
-            const text = yield* Journal.encode(lines)
             yield* journal.handle.writeAll(encodeText(journal.torn ? "\n" + text : text)).pipe(
               Effect.andThen(journal.handle.sync),
               Effect.onError(() => undo),
@@ -502,6 +562,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   ) {
     if (writes.length === 0 && records.length === 0) return
     const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
+    const text = lines.length === 0 ? "" : yield* Journal.encode(lines)
     yield* withJournal(real, (journal) =>
       Effect.gen(function* () {
         const targets: Array<Target> = []
@@ -526,7 +587,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         )
         const target = Effect.fnUntraced(function* (write: FileWrite, index: number) {
           const { absolute, info } = yield* Paths.resolve(
-            fs,
+            looker,
             real,
             write.file,
             seen.folders.get(path.dirname(write.file))
@@ -549,7 +610,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
           targets.push({ write, index, absolute, old, temporary })
         })
-        // Put in place in the order given.
         const prepare = Effect.andThen(
           makeNeeded,
           Effect.forEach(writes, target, { concurrency: "unbounded", discard: true })
@@ -562,6 +622,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : Effect.ignore(fs.remove(target.temporary, { force: true })),
           { discard: true }
         )
+        // Every file put in place at once, each rename or removal let finish (what landed is known, to give back),
+        // then the first failure in the order given fails the commit.
         const apply = Effect.forEach(
           targets,
           (target) =>
@@ -572,9 +634,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : fs.rename(target.temporary, target.absolute)
             ).pipe(
               Effect.mapError(writeFailed(target.write.file)),
-              Effect.andThen(Effect.sync(() => written.push(target)))
+              Effect.andThen(Effect.sync(() => written.push(target))),
+              Effect.result
             ),
-          { discard: true }
+          { concurrency: "unbounded" }
+        ).pipe(
+          Effect.flatMap((results) => {
+            const failed = results.find(Result.isFailure)
+            return failed === undefined ? Effect.void : Effect.fail(failed.failure)
+          })
         )
         yield* Effect.gen(function* () {
           // The files are written aside while the lock is checked and the journal appended: nothing is in place
@@ -584,7 +652,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               prepare,
               lines.length === 0
                 ? held.check
-                : Effect.andThen(Effect.all([held.check, journal.open], { concurrency: 2 }), journal.append(lines))
+                : Effect.andThen(Effect.all([held.check, journal.open], { concurrency: 2 }), journal.append(text))
             ],
             {
               concurrency: 2,
@@ -620,7 +688,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       Effect.gen(function* () {
         const real = yield* run(rootNow)
         if (real === undefined) return yield* storageError(new RootUnusable({ root, detail: "its folder is gone" }))
-        const names = yield* fs.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
+        const names = yield* platform.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
         yield* run(cleanLeftovers(real, names, held))
         return yield* Effect.uninterruptible(body(real, held))
       })
@@ -643,7 +711,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       Effect.gen(function* () {
         const real = yield* rootNow
         if (real === undefined) return []
-        const { absolute, info } = yield* Paths.resolve(fs, real, Journal.journalName)
+        const { absolute, info } = yield* Paths.resolve(looker, real, Journal.journalName)
         if (info === undefined) return []
         const text =
           (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(readFailed(Journal.journalName)))) ?? ""
@@ -671,7 +739,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     Effect.gen(function* () {
       const real = yield* rootNow
       if (real === undefined) return []
-      const folder = yield* Paths.resolve(fs, real, "agents")
+      const folder = yield* Paths.resolve(looker, real, "agents")
       if (folder.info === undefined) return []
       if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: "agents" }))
       const names = (yield* fs.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed("agents")))).toSorted()
@@ -690,13 +758,13 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   ).pipe(Effect.withSpan("MemoryRoot.agents"))
 
   const archive = (agentId: string, actor: Actor) =>
-    hold((real) =>
+    hold((real, held) =>
       run(
         Effect.gen(function* () {
           const scope: Scope.Scope = { kind: "agent", agentId }
           const { dir, legacy } = yield* dirNow(real, scope)
           const from = legacy ?? dir
-          const located = yield* Paths.resolve(fs, real, from)
+          const located = yield* Paths.resolve(looker, real, from)
           if (located.info === undefined) {
             return yield* storageError(new NotFound({ path: dir, detail: "there is no memory folder to archive" }))
           }
@@ -704,8 +772,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           const stamp = DateTime.formatIso(DateTime.makeUnsafe(now)).replace(/[:.]/g, "-")
           const base = `archive/${from.slice("agents/".length)}-${stamp}`
           let to = base
-          for (let n = 2; (yield* Paths.resolve(fs, real, to)).info !== undefined; n++) to = `${base}-${n}`
-          const target = yield* Paths.resolve(fs, real, to)
+          for (let n = 2; (yield* Paths.resolve(looker, real, to)).info !== undefined; n++) to = `${base}-${n}`
+          const target = yield* Paths.resolve(looker, real, to)
           const lines = yield* journalLines(
             [
               {
@@ -721,10 +789,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           )
           // The archive folder is made only once the journal is open, and taken away again if the archive is refused.
           const made = nothingMade()
+          yield* held.check
           yield* withJournal(real, (journal) =>
             Effect.gen(function* () {
               yield* makeFolders(real, "archive", made)
-              yield* journal.append(lines)
+              yield* journal.append(yield* Journal.encode(lines))
               yield* fs.rename(located.absolute, target.absolute).pipe(
                 Effect.mapError(writeFailed(from)),
                 Effect.onError(() => journal.undo)
@@ -739,15 +808,20 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // The review state
 
-  /** The state file as last read: its stamp, when it was read, and what it held (trusted as the files are). */
-  let stateRead: (Paths.Stamp & { readonly readAt: number; readonly found: StateFile.Read }) | undefined
+  /**
+   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8) and what it
+   * held (trusted as the files are; a text read again and found the same is not decoded again).
+   */
+  let stateRead:
+    | (Paths.Stamp & { readonly readAt: number; readonly text: string | undefined; readonly found: StateFile.Read })
+    | undefined
 
   /**
    * The state file in the root whose real path is `real`: where it is, and what it holds or why it cannot be used
    * (`found` is `undefined` where there is none).
    */
   const stateNow = Effect.fnUntraced(function* (real: string) {
-    const { absolute, info } = yield* Paths.resolve(fs, real, StateFile.stateName)
+    const { absolute, info } = yield* Paths.resolve(looker, real, StateFile.stateName)
     if (info === undefined) return { absolute, found: undefined }
     if (info.type !== "File") {
       return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
@@ -758,14 +832,17 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         ? stateRead.found
         : yield* Effect.gen(function* () {
             const readAt = yield* Clock.currentTimeMillis
-            const bytes = yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+            const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
             if (bytes === undefined) return undefined
-            const text = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+            const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+            const text = decoded._tag === "Success" ? decoded.success : undefined
             const read: StateFile.Read =
-              text._tag === "Success"
-                ? StateFile.decode(text.success)
-                : { _tag: "Damaged", detail: "it is not UTF-8 text" }
-            stateRead = { ...stamp, readAt, found: read }
+              text === undefined
+                ? { _tag: "Damaged", detail: "it is not UTF-8 text" }
+                : stateRead !== undefined && stateRead.text === text
+                  ? stateRead.found
+                  : StateFile.decode(text)
+            stateRead = { ...stamp, readAt, text, found: read }
             return read
           })
     if (found?._tag === "Newer") {
@@ -813,13 +890,13 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   )
 
   const updateState = (change: (state: ReviewStateDocument) => ReviewStateDocument) =>
-    hold((real) =>
+    hold((real, held) =>
       run(
         Effect.gen(function* () {
           const { state, absolute } = yield* stateHeld(real)
           const next = change(state)
           if (next === state) return
-          yield* writeAtomic(absolute, StateFile.stateName, StateFile.encode(next), yield* temporarySuffix)
+          yield* writeAtomic(absolute, StateFile.stateName, StateFile.encode(next), yield* temporarySuffix, held.check)
         })
       )
     ).pipe(Effect.withSpan("MemoryRoot.updateState"))

@@ -15,7 +15,8 @@
  * for another. The root itself may be a link.
  */
 import { LinkedFile, NotAFolder, OutsideRoot, type Scope, type StorageError, Topic } from "@mneme/core"
-import { Effect, type FileSystem, Option, Path } from "effect"
+import { Effect, type FileSystem, Path, Result } from "effect"
+import type { Stat, StatResult } from "../Platform.ts"
 import { orMissing, readFailed, storageError } from "./files.ts"
 
 const safeId = /^[A-Za-z0-9_-]{1,128}$/
@@ -71,12 +72,24 @@ export const nameOf = (topic: string | undefined): string => (topic === undefine
 /** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
 export const fileOf = (dir: string, topic: string | undefined): string => `${dir}/${nameOf(topic)}`
 
+/**
+ * The topics of the file names met lately (a folder is listed again and again; a name's topic never changes), all
+ * let go once there are `namesMax` of them.
+ */
+const topicsOfNames = new Map<string, string | null>()
+const namesMax = 4_096
+
 /** The topic a file name of a scope's folder is (`undefined` for MEMORY.md), or `null` when it is none. */
 export const topicOfName = (name: string): string | undefined | null => {
   if (name === memoryName) return undefined
   if (!name.endsWith(".md")) return null
+  const known = topicsOfNames.get(name)
+  if (known !== undefined) return known
   const stem = name.slice(0, -3)
-  return Topic.clean(stem) === stem ? stem : null
+  const topic = Topic.clean(stem) === stem ? stem : null
+  if (topicsOfNames.size >= namesMax) topicsOfNames.clear()
+  topicsOfNames.set(name, topic)
+  return topic
 }
 
 /** Whether a path relative to a folder (as `path.relative` gives it) stays inside that folder. */
@@ -92,16 +105,23 @@ const relativeOf = (path: Path.Path, realRoot: string, absolute: string) =>
 /** A path resolved inside the root: where it is, and what `lstat` says of it (`undefined` when it does not exist). */
 export interface Located {
   readonly absolute: string
-  readonly info: FileSystem.File.Info | undefined
+  readonly info: Stat | undefined
+}
+
+/** How the parts of a path are looked at: the platform's `lstatAll`, and the file system to follow a link found. */
+export interface Looker {
+  readonly fs: FileSystem.FileSystem
+  readonly lstatAll: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StatResult>>
 }
 
 /**
  * The absolute path of `rel` (relative to the root's real path `realRoot`), after checking each of its parts that
  * exists: none may be a symbolic link, and every part before the last must be a folder. `from`, a folder on the way
- * already resolved, saves looking at its parts again.
+ * already resolved, saves looking at its parts again. The parts are looked at all at once, then judged in order (a part
+ * after one that is missing, a link or no folder does not count).
  */
 export const resolve = Effect.fnUntraced(function* (
-  fs: FileSystem.FileSystem,
+  looker: Looker,
   realRoot: string,
   rel: string,
   from: string = realRoot
@@ -115,19 +135,19 @@ export const resolve = Effect.fnUntraced(function* (
     )
   }
   const parts = inside.split(path.sep).filter((part) => part !== "")
-  let at = from
-  let info: FileSystem.File.Info | undefined
-  for (const [index, part] of parts.entries()) {
-    at = path.join(at, part)
-    const here = at
-    info = yield* orMissing(fs.lstat(here)).pipe(
-      Effect.mapError((error) => readFailed(relativeOf(path, realRoot, here))(error))
-    )
+  const places: Array<string> = []
+  for (const part of parts) places.push(path.join(places.at(-1) ?? from, part))
+  const stats = yield* looker.lstatAll(places)
+  let info: Stat | undefined
+  for (const [index, at] of places.entries()) {
+    const stat = stats[index]!
+    if (Result.isFailure(stat)) return yield* readFailed(relativeOf(path, realRoot, at))(stat.failure)
+    info = stat.success
     if (info === undefined) return { absolute, info }
     if (info.type === "SymbolicLink" || (index < parts.length - 1 && info.type !== "Directory")) {
       const shown = relativeOf(path, realRoot, at)
       if (info.type !== "SymbolicLink") return yield* storageError(new NotAFolder({ path: shown }))
-      const real = yield* orMissing(fs.realPath(at)).pipe(Effect.mapError(readFailed(shown)))
+      const real = yield* orMissing(looker.fs.realPath(at)).pipe(Effect.mapError(readFailed(shown)))
       return yield* storageError(
         real === undefined
           ? new OutsideRoot({ path: shown, detail: "is a link that leads nowhere" })
@@ -148,8 +168,4 @@ export interface Stamp {
 }
 
 /** The stamp of a file's `lstat`. */
-export const stampOf = (info: FileSystem.File.Info): Stamp => ({
-  size: Number(info.size),
-  mtime: Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() }),
-  ino: Option.getOrUndefined(info.ino)
-})
+export const stampOf = (info: Stat): Stamp => ({ size: info.size, mtime: info.mtime, ino: info.ino })

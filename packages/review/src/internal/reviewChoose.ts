@@ -1,10 +1,12 @@
 /**
  * What one review pass shows the model (SPEC 4.3), as a pure function of the two scopes read and the new lines: the
  * entries (both MEMORY.md files, each only up to its size when a person made it longer, then topic entries as
- * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is.
+ * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is. Topic entries are given to
+ * `Selection` as lists, one a file, the same list pass after pass while a file is unchanged (`candidates.ts`).
  */
 import { type Lines, type MemoryConfig, Selection, Text } from "@mneme/core"
 import type { StoredScope } from "../MemoryRoot.ts"
+import * as Candidates from "./candidates.ts"
 
 /** What a pass shows: the numbered entries, what is left out, and the sizes of both MEMORY.md files. */
 export interface Chosen {
@@ -18,12 +20,13 @@ export interface Chosen {
 
 const memoryOf = (scope: StoredScope) => scope.files.find((file) => file.topic === undefined)
 
-const candidates = (scope: StoredScope, side: "own" | "team", memory: boolean): Array<Selection.Candidate> =>
-  scope.files
-    .filter((file) => (file.topic === undefined) === memory)
-    .flatMap((file) =>
-      file.parsed.entries.map((entry) => ({ scope: side, topic: file.topic, text: entry.text, meta: entry.meta }))
-    )
+/** The candidates of a scope's MEMORY.md, or of its topics, one list a file. */
+const candidates = (
+  scope: StoredScope,
+  side: "own" | "team",
+  memory: boolean
+): Array<ReadonlyArray<Selection.Candidate>> =>
+  scope.files.filter((file) => (file.topic === undefined) === memory).map((file) => Candidates.of(side, file))
 
 /**
  * The first entries whose texts fit in `budget` characters, and how many are left. Every entry has a character at
@@ -50,13 +53,13 @@ export const choose = (
   lines: ReadonlyArray<Lines.Line>,
   settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">
 ): Chosen => {
-  const ownMemory = firstWithin(candidates(own, "own", true), settings.memoryMax)
-  const teamMemory = firstWithin(candidates(team, "team", true), settings.memoryMax)
+  const ownMemory = firstWithin(candidates(own, "own", true).flat(), settings.memoryMax)
+  const teamMemory = firstWithin(candidates(team, "team", true).flat(), settings.memoryMax)
   const { shown, hidden } = Selection.choose(
     {
       own: ownMemory.taken,
       team: teamMemory.taken,
-      topics: [...candidates(own, "own", false), ...candidates(team, "team", false)],
+      topics: { lists: [...candidates(own, "own", false), ...candidates(team, "team", false)] },
       userText: lines
         .filter((line) => line.who === "user")
         .map((line) => line.text)

@@ -83,7 +83,9 @@ const warnOddFiles = (scopes: ReadonlyArray<ScopeView>) =>
 /** Reads both scopes and writes the request; nothing has been asked yet. */
 const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
   const { settings, store } = services
-  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id)), store.load(Scope.team)])
+  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id)), store.load(Scope.team)], {
+    concurrency: 2
+  })
   if (input.first) yield* warnOddFiles([own, team])
   const chosen = choose(own, team, input.lines, settings)
   const request = Prompt.request(

@@ -10,10 +10,29 @@
  * since when. A root where the lock cannot be made fails at once (`RootUnusable`, `NotAFolder`). A stale lock is moved
  * aside (`.lock.<pid>@<host>.<token>.stale`, named by who moved it) before it is removed, so two writers cannot both
  * take it away.
+ *
+ * A lock made is filled (its owner written, its handle closed) while the holder goes on; whatever looks at the lock
+ * for the holder (the check before a change, the renewal, the release) waits for that first, and the check fails as
+ * taking the lock would have where it could not be filled. A holder knows its lock by what a stat of it gave when it
+ * last wrote it (its inode, size and change time), so seeing that the lock is still its own costs a stat, taken at
+ * once (the platform's); where the stat differs (or gives no inode), the lock's token is read to tell.
  */
 import { Busy, type LockHolder, NotAFolder, RootUnusable, type StorageError } from "@mneme/core"
-import { Clock, Duration, Effect, Fiber, FileSystem, Option, Path, Random, Schema, Semaphore } from "effect"
-import type { Platform } from "../Platform.ts"
+import {
+  Clock,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FileSystem,
+  Option,
+  Path,
+  Random,
+  Schema,
+  Scope,
+  Semaphore
+} from "effect"
+import type { Platform, Stat } from "../Platform.ts"
 import { describe, encodeText, leftoverSuffix, orMissing, type Owner, storageError } from "./files.ts"
 
 /** How long a writer waits for a busy lock, and the lease a holder renews. */
@@ -105,19 +124,22 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
   /** The root, made when missing. */
   const ensureRoot = makeFolder(root)
 
-  /** Creates the lock for `token` (and the root, when it is missing); `false` when there already is one. */
+  /**
+   * Creates the lock (and the root, when it is missing), empty; `undefined` when there already is one, else how to fill
+   * it for `token`: its content written and its handle closed.
+   */
   const create = (token: string, since: number) => {
     const content = JSON.stringify({ version: 1, pid: self.pid, host: self.host, since, token })
-    const made = fs.open(lockFile, { flag: "wx" }).pipe(
-      Effect.flatMap((handle) =>
-        handle
-          .writeAll(encodeText(content))
-          .pipe(Effect.onError(() => Effect.ignore(fs.remove(lockFile, { force: true }))))
-      ),
-      Effect.scoped,
-      Effect.as(true),
-      Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false))
-    )
+    const made = Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const handle = yield* fs.open(lockFile, { flag: "wx" }).pipe(Scope.provide(scope))
+      // A lock that cannot be filled is taken away again at once.
+      return handle.writeAll(encodeText(content)).pipe(
+        Effect.ensuring(Scope.close(scope, Exit.void)),
+        Effect.onError(() => Effect.ignore(fs.remove(lockFile, { force: true }))),
+        Effect.mapError((error) => unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`))
+      )
+    }).pipe(Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(undefined)))
     // A root that is missing is made; one that is not a folder says so.
     return made.pipe(
       Effect.catchTag("PlatformError", (error) =>
@@ -131,6 +153,31 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
         error._tag === "StorageError" ? error : unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`)
       )
     )
+  }
+
+  /** The lock's stat now (`undefined` when it is gone or cannot be looked at). */
+  const statNow = Effect.map(platform.lstatAll([lockFile]), ([stat]) =>
+    stat !== undefined && stat._tag === "Success" ? stat.success : undefined
+  )
+
+  const sameStat = (a: Stat | undefined, b: Stat | undefined) =>
+    a !== undefined &&
+    b !== undefined &&
+    a.ino !== undefined &&
+    a.type === "File" &&
+    a.ino === b.ino &&
+    a.size === b.size &&
+    a.mtime === b.mtime &&
+    a.type === b.type
+
+  /**
+   * A hold's own lock: its token, the lock's stat when this hold last wrote it (`undefined` until it is known), and the
+   * filling of the lock made (`undefined` until it is made), which goes on while the hold begins.
+   */
+  interface Mine {
+    readonly token: string
+    stat: Stat | undefined
+    filling: Fiber.Fiber<void, StorageError> | undefined
   }
 
   /** The lock as a waiter sees it: its owner (if it holds one) and a snapshot that changes when the lock does. */
@@ -166,14 +213,32 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     yield* Effect.ignore(fs.remove(aside, { force: true }))
   })
 
-  /** Takes the lock for `token`, waiting while its holder may be alive, up to `wait`. */
-  const acquire = Effect.fnUntraced(function* (token: string) {
+  /** Takes the lock for `mine`, waiting while its holder may be alive, up to `wait`. */
+  const acquire = Effect.fnUntraced(function* (mine: Mine) {
     const start = yield* Clock.currentTimeMillis
     let seen: { readonly snapshot: string; readonly since: number } | undefined
     let pause = 2
     while (true) {
       const now = yield* Clock.currentTimeMillis
-      if (yield* create(token, now)) return
+      // Made, it is filled in a fiber of its own (so nothing stops it half done), its stat taken then and once filled.
+      const made = yield* Effect.uninterruptible(
+        Effect.flatMap(create(mine.token, now), (fill) =>
+          fill === undefined
+            ? Effect.succeed(false)
+            : Effect.gen(function* () {
+                mine.stat = yield* statNow
+                const filled = Effect.andThen(
+                  fill,
+                  Effect.map(statNow, (stat) => {
+                    mine.stat = stat
+                  })
+                )
+                mine.filling = yield* Effect.forkDetach(filled)
+                return true
+              })
+        )
+      )
+      if (made) return
       const lock = yield* look
       if (lock === undefined) continue
       if (seen?.snapshot !== lock.snapshot) seen = { snapshot: lock.snapshot, since: now }
@@ -185,7 +250,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
           : unchanged >= lease || (holder.host === self.host && !(yield* platform.isAlive(holder.pid)))
       if (gone) {
         const who = holder === undefined ? "(no owner in it)" : lock.content
-        yield* takeAway(lock.snapshot, who, token).pipe(Effect.catch(() => Effect.void))
+        yield* takeAway(lock.snapshot, who, mine.token).pipe(Effect.catch(() => Effect.void))
         seen = undefined
         continue
       }
@@ -205,31 +270,58 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     Effect.map((content) => (content === undefined ? undefined : Option.getOrUndefined(decodeContent(content))?.token))
   )
 
-  /** Removes the lock if it is still the one `token` took; `held` says whether it should be (else it is quiet). */
-  const release = (token: string, held: boolean) =>
-    tokenNow.pipe(
-      Effect.flatMap((now) =>
-        now === token
-          ? fs.remove(lockFile)
-          : held
-            ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
-            : Effect.void
-      ),
-      Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
+  /** Waits until the lock `mine` made is filled (or could not be). */
+  const filled = (mine: Mine) => (mine.filling === undefined ? Effect.void : Effect.asVoid(Fiber.await(mine.filling)))
+
+  /**
+   * Whether the lock is still `mine`, once filled: its stat unchanged since this hold wrote it, or else its token read.
+   * A stat that has changed while the token is still this hold's (a renewal meanwhile) is taken as the lock's stat from
+   * now on.
+   */
+  const isMine = (mine: Mine) =>
+    Effect.flatMap(Effect.andThen(filled(mine), statNow), (stat) =>
+      sameStat(stat, mine.stat)
+        ? Effect.succeed(true)
+        : Effect.map(tokenNow, (now) => {
+            if (now !== mine.token) return false
+            mine.stat = stat
+            return true
+          })
     )
 
-  /** Touches the lock's time every third of the lease while it is `token`'s. */
-  const renew = (token: string) =>
+  /**
+   * Removes the lock if it is still `mine` (one that could not be filled is gone already); `held` says whether it should
+   * be (else it is quiet).
+   */
+  const release = (mine: Mine, held: boolean) =>
+    Effect.flatMap(mine.filling === undefined ? Effect.succeed(Exit.void) : Fiber.await(mine.filling), (fill) =>
+      Exit.isFailure(fill)
+        ? Effect.void
+        : isMine(mine).pipe(
+            Effect.flatMap((ours) =>
+              ours
+                ? fs.remove(lockFile)
+                : held
+                  ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
+                  : Effect.void
+            ),
+            Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
+          )
+    )
+
+  /** Touches the lock's time every third of the lease while it is `mine`. */
+  const renew = (mine: Mine) =>
     Effect.gen(function* () {
       while (true) {
         yield* Effect.sleep(lease / 3)
-        if ((yield* tokenNow) !== token) return
+        if (!(yield* isMine(mine))) return
         const now = new Date(yield* Clock.currentTimeMillis)
         yield* fs.utimes(lockFile, now, now)
+        mine.stat = yield* statNow
       }
     }).pipe(Effect.ignore)
 
-  const heldFor = (token: string): Effect.Effect<Held> =>
+  const heldFor = (mine: Mine): Effect.Effect<Held> =>
     Effect.gen(function* () {
       const takenAt = yield* Effect.cached(
         Effect.map(Effect.option(fs.lstat(lockFile)), (info) =>
@@ -239,10 +331,13 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
           )
         )
       )
-      const check = tokenNow.pipe(
-        Effect.catch(() => Effect.succeed(undefined)),
-        Effect.flatMap((now) =>
-          now === token
+      // A lock that could not be filled fails the check as it would have failed taking it.
+      const check = Effect.andThen(
+        Effect.suspend(() => (mine.filling === undefined ? Effect.void : Fiber.join(mine.filling))),
+        isMine(mine).pipe(Effect.catch(() => Effect.succeed(false)))
+      ).pipe(
+        Effect.flatMap((ours) =>
+          ours
             ? Effect.void
             : Effect.flatMap(
                 Effect.catch(look, () => Effect.succeed(undefined)),
@@ -268,11 +363,12 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           const token = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
-          yield* restore(acquire(token)).pipe(Effect.onInterrupt(() => release(token, false)))
-          const renewing = yield* Effect.forkChild(renew(token))
-          const held = yield* heldFor(token)
+          const mine: Mine = { token, stat: undefined, filling: undefined }
+          yield* restore(acquire(mine)).pipe(Effect.onInterrupt(() => release(mine, false)))
+          const renewing = yield* Effect.forkChild(renew(mine))
+          const held = yield* heldFor(mine)
           return yield* restore(body(held)).pipe(
-            Effect.ensuring(Effect.andThen(Fiber.interrupt(renewing), release(token, true)))
+            Effect.ensuring(Effect.andThen(Fiber.interrupt(renewing), release(mine, true)))
           )
         })
       )
