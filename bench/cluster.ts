@@ -5,44 +5,28 @@
  * fixtures); each count of runners gets a database of its own, dropped afterwards.
  */
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { withClient } from "../packages/sql/test/fixtures/postgres.ts"
+import { freePort, start } from "../packages/sql/test/fixtures/processes.ts"
 import type { Figure, Suite } from "./Bench.ts"
 
-const fixtures = fileURLToPath(new URL("../packages/sql/test/fixtures/", import.meta.url))
 const conversations = 150
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(address)))
-    })
-  })
-
-/** Starts a fixture script; resolves with the child once its output holds `mark`, and the output then. */
-const start = (script: string, args: ReadonlyArray<string>, mark: RegExp) =>
+/** Starts a fixture script; resolves with the child once its output matches `mark`, and the match. */
+const started = (script: string, args: ReadonlyArray<string>, mark: RegExp) =>
   new Promise<{ readonly child: ChildProcess; readonly match: RegExpExecArray }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@mneme/source", join(fixtures, script), ...args], {
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = mark.exec(output)
+    const { child, output } = start(script, args)
+    const seen = () => {
+      const match = mark.exec(output.text)
       if (match !== null) resolve({ child, match })
     }
-    child.stdout.on("data", seen)
-    child.stderr.on("data", seen)
-    child.on("exit", () => reject(new Error(`${script} ended: ${output}`)))
+    child.stdout?.on("data", seen)
+    child.stderr?.on("data", seen)
+    child.on("exit", () => reject(new Error(`${script} ended: ${output.text}`)))
   })
 
 const statement = (sql: string) => Effect.runPromise(withClient((client) => client.unsafe(sql)))
@@ -57,12 +41,12 @@ const measure = async (runners: number): Promise<number> => {
   try {
     const runner = async () => {
       const args = [database, String(await freePort()), join(dir, "conversations"), join(dir, "calls.jsonl"), "0"]
-      const { child } = await start("clusterRunner.ts", args, /ready/)
+      const { child } = await started("clusterRunner.ts", args, /ready/)
       children.push(child)
     }
     await runner()
     await Promise.all(Array.from({ length: runners - 1 }, runner))
-    const host = await start(
+    const host = await started(
       "clusterHost.ts",
       [database, join(dir, "conversations"), String(conversations), "1"],
       /done in (\d+) ms/

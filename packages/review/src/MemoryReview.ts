@@ -123,6 +123,19 @@ export interface Options {
   readonly policy?: Backoff.Policy | undefined
 }
 
+/** What a conversation's reviews are of: the conversation, or each member of a group (`Transcript.membersOf`). */
+export const targetsIn = (
+  transcript: Transcript["Service"],
+  conversationId: string
+): Effect.Effect<ReadonlyArray<ReviewOutcome.Target>, TranscriptError> =>
+  (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
+    Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
+      members === undefined
+        ? [{ conversationId, member: undefined }]
+        : members.map((member) => ({ conversationId, member }))
+    )
+  )
+
 /** One review of a conversation (of one member, in a group), forced past the failure policy or not. */
 export type Review = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
 
@@ -165,15 +178,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const timers = yield* FiberMap.make<string>()
   const queue = yield* Queue.unbounded<ReviewOutcome.Target>()
 
-  /** What a conversation's reviews are of: the conversation, or each member of a group. */
-  const targetsOf = (conversationId: string) =>
-    (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
-      Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
-        members === undefined
-          ? [{ conversationId, member: undefined }]
-          : members.map((member) => ({ conversationId, member }))
-      )
-    )
+  const targetsOf = (conversationId: string) => targetsIn(transcript, conversationId)
 
   /** Runs a review one at a time, counted as running from `start` (which marks it so) until it ends. */
   const running = <A>(start: (s: Pending) => Pending, effect: Effect.Effect<A>) =>

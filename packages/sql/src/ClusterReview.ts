@@ -50,22 +50,20 @@ const payloadOf = (target: ReviewOutcome.Target) =>
     ? { conversationId: target.conversationId }
     : { conversationId: target.conversationId, member: target.member }
 
-/**
- * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
- * failure policy of `options`.
- */
-export const entities = (
-  options: MemoryReview.Options = {}
-): Layer.Layer<
-  never,
-  never,
+/** What the entity and the cluster's `MemoryReview` run on: the sharding, and what a review needs. */
+export type Needs =
   | Sharding.Sharding
   | MemoryStore.MemoryStore
   | ReviewState.ReviewState
   | Transcript.Transcript
   | Agents.Agents
   | ReviewModel.ReviewModel
-> =>
+
+/**
+ * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
+ * failure policy of `options`.
+ */
+export const entities = (options: MemoryReview.Options = {}): Layer.Layer<never, never, Needs> =>
   ConversationReview.toLayer(
     Effect.gen(function* () {
       const settings = yield* MemoryConfig.MemoryConfig
@@ -109,18 +107,7 @@ export const boundedModel = (inFlight: number): Layer.Layer<ReviewModel.ReviewMo
  * in a group), wherever it runs; `pending` and `awaitIdle` count the turn ends this replica sent whose reviews have not
  * ended. `reviewNow` and `beforeDrop` review in this replica, as `MemoryReview.layer` does.
  */
-export const layer = (
-  options: MemoryReview.Options = {}
-): Layer.Layer<
-  MemoryReview.MemoryReview,
-  never,
-  | Sharding.Sharding
-  | MemoryStore.MemoryStore
-  | ReviewState.ReviewState
-  | Transcript.Transcript
-  | Agents.Agents
-  | ReviewModel.ReviewModel
-> =>
+export const layer = (options: MemoryReview.Options = {}): Layer.Layer<MemoryReview.MemoryReview, never, Needs> =>
   Layer.effect(
     MemoryReview.MemoryReview,
     Effect.gen(function* () {
@@ -129,14 +116,7 @@ export const layer = (
       const clientFor = yield* ConversationReview.client
       const sent = yield* FiberSet.make<unknown, never>()
       const waiting = yield* SubscriptionRef.make(0)
-      const targetsOf = (conversationId: string) =>
-        (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
-          Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
-            members === undefined
-              ? [{ conversationId, member: undefined }]
-              : members.map((member) => ({ conversationId, member }))
-          )
-        )
+      const targetsOf = (conversationId: string) => MemoryReview.targetsIn(transcript, conversationId)
       /** Sends `message` to each entity of the conversation; a failure to send is warned, never the host's. */
       const toEach = (
         conversationId: string,

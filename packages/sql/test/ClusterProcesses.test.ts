@@ -9,50 +9,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { agentOf, type Call, client, entryOf } from "./fixtures/clusterPorts.ts"
 import { withClient } from "./fixtures/postgres.ts"
+import { freePort, start, until } from "./fixtures/processes.ts"
 
-const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url))
 const conversations = 100
 const turns = 2
-
-/** A port nothing listens on now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(address)))
-    })
-  })
-
-/** A fixture script as a child process, its output collected. */
-const start = (script: string, args: ReadonlyArray<string>) => {
-  const child = spawn(process.execPath, ["--conditions=@mneme/source", join(fixtures, script), ...args], {
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  const output = { text: "" }
-  child.stdout.on("data", (chunk: Buffer) => (output.text += chunk.toString()))
-  child.stderr.on("data", (chunk: Buffer) => (output.text += chunk.toString()))
-  return { child, output }
-}
-
-/** Waits until `check` holds, polling, for at most `ms`. */
-const until = async (check: () => boolean, ms: number, what: string) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** The exit code of a child once it has ended (`null` when a signal ended it). */
 const exited = (child: ChildProcess) =>
@@ -93,7 +60,11 @@ describe("the review on a cluster of processes", () => {
         const port = await freePort()
         const started = start("clusterRunner.ts", [database, String(port), transcripts, calls])
         children.push(started.child)
-        await until(() => started.output.text.includes("ready"), 60_000, `runner ${port}: ${started.output.text}`)
+        await until(
+          () => started.output.text.includes("ready"),
+          60_000,
+          () => `runner ${port}: ${started.output.text}`
+        )
         return started.child
       }
       // The first runner migrates the cluster's tables and memory's; the others start beside it.
@@ -110,7 +81,7 @@ describe("the review on a cluster of processes", () => {
           return mine.filter((call) => call.event === "start").length > mine.filter((c) => c.event === "end").length
         },
         60_000,
-        "a review on the runner to kill"
+        () => "a review on the runner to kill"
       )
       victim.kill("SIGKILL")
       const killedAt = Date.now()
