@@ -8,7 +8,7 @@
  * The files backend is `FileRoot.layer({ root })`.
  */
 import { Backoff, type MemoryFile, type Scope, type StorageError } from "@mneme/core"
-import { Context, type Effect, Schema } from "effect"
+import { Context, DateTime, type Effect, Schema } from "effect"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
 export interface Actor {
@@ -74,6 +74,24 @@ export type JournalLine = typeof JournalLine.Type
 
 /** What a change journals; the port fills in the version, the id and the time. */
 export type JournalRecord = Omit<JournalLine, "version" | "id" | "time">
+
+/**
+ * Where an agent's folder `from` (`agents/<name>`) is archived at `now` (epoch ms), before a number is added to tell
+ * it from an archive already there: `archive/<name>-<time>`, the time with `:` and `.` as `-`. Every backend names
+ * archives so.
+ */
+export const archiveBase = (from: string, now: number): string =>
+  `archive/${from.slice("agents/".length)}-${DateTime.formatIso(DateTime.makeUnsafe(now)).replace(/[:.]/g, "-")}`
+
+/** The journal record of archiving the agent folder `from` to `to`. */
+export const archiveRecord = (from: string, to: string, actor: Actor): JournalRecord => ({
+  op: "archive",
+  scope: from,
+  file: from,
+  actor: actor.actor,
+  ...(actor.auto === undefined ? {} : { auto: actor.auto }),
+  after: to
+})
 
 /** How an agent's latest review ended (SPEC 4.6). */
 export const LastReview = Schema.Struct({

@@ -25,11 +25,13 @@ import {
   Text,
   WriteFailed
 } from "@mneme/core"
-import { Clock, Context, DateTime, Effect, FileSystem, Option, Path, Random, Result, Schema } from "effect"
+import { Clock, Context, Effect, FileSystem, Option, Path, Random, Result, Schema } from "effect"
 import * as Lifetime from "effect/Scope"
 import {
   type Actor,
   type AgentFolder,
+  archiveBase,
+  archiveRecord,
   emptyState,
   type FileWrite,
   type JournalLine,
@@ -769,24 +771,11 @@ export const make = Effect.fnUntraced(function* (options: Options) {
             return yield* storageError(new NotFound({ path: dir, detail: "there is no memory folder to archive" }))
           }
           const now = yield* Clock.currentTimeMillis
-          const stamp = DateTime.formatIso(DateTime.makeUnsafe(now)).replace(/[:.]/g, "-")
-          const base = `archive/${from.slice("agents/".length)}-${stamp}`
+          const base = archiveBase(from, now)
           let to = base
           for (let n = 2; (yield* Paths.resolve(looker, real, to)).info !== undefined; n++) to = `${base}-${n}`
           const target = yield* Paths.resolve(looker, real, to)
-          const lines = yield* journalLines(
-            [
-              {
-                op: "archive",
-                scope: from,
-                file: from,
-                actor: actor.actor,
-                ...(actor.auto === undefined ? {} : { auto: actor.auto }),
-                after: to
-              }
-            ],
-            now
-          )
+          const lines = yield* journalLines([archiveRecord(from, to, actor)], now)
           // The archive folder is made only once the journal is open, and taken away again if the archive is refused.
           const made = nothingMade()
           yield* held.check

@@ -25,7 +25,7 @@ import {
 } from "@mneme/core"
 import { MemoryRoot, Paths } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
-import { Array as Arr, Clock, DateTime, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
@@ -402,23 +402,10 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           return yield* storageError(new NotFound({ path: from, detail: "there is no memory folder to archive" }))
         }
         const now = yield* Clock.currentTimeMillis
-        const stamp = DateTime.formatIso(DateTime.makeUnsafe(now)).replace(/[:.]/g, "-")
-        const base = `archive/${from.slice("agents/".length)}-${stamp}`
+        const base = MemoryRoot.archiveBase(from, now)
         let to = base
         for (let n = 2; yield* hasFiles(to).pipe(Effect.mapError(readFailed(to))); n++) to = `${base}-${n}`
-        const lines = yield* journalLines(
-          [
-            {
-              op: "archive",
-              scope: from,
-              file: from,
-              actor: actor.actor,
-              ...(actor.auto === undefined ? {} : { auto: actor.auto }),
-              after: to
-            }
-          ],
-          now
-        )
+        const lines = yield* journalLines([MemoryRoot.archiveRecord(from, to, actor)], now)
         yield* sql`UPDATE ${files} SET scope = ${to}, version = version + 1 WHERE scope = ${from}`.pipe(
           Effect.mapError(writeFailed(from))
         )
