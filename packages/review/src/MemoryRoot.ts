@@ -7,7 +7,7 @@
  *
  * The files backend is `FileRoot.layer({ root })`.
  */
-import { Backoff, type MemoryFile, type Scope, type StorageError } from "@mneme/core"
+import { Backoff, MemoryFile, type Scope, type StorageError } from "@mneme/core"
 import { Context, DateTime, type Effect, Schema } from "effect"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
@@ -35,6 +35,17 @@ export interface Unreadable {
   readonly file: string
   readonly error: StorageError
 }
+
+/** The MEMORY.md of a scope that has none yet (SPEC 1: a missing MEMORY.md reads as empty), at `file`. */
+export const missingMemory = (file: string): StoredFile => ({
+  file,
+  topic: undefined,
+  exists: false,
+  parsed: emptyParsed,
+  size: 0
+})
+
+const emptyParsed = MemoryFile.parse("")
 
 /** A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read. */
 export interface StoredScope {

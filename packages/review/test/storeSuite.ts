@@ -34,8 +34,8 @@ const team = Scopes.team
 const noon = Date.UTC(2026, 10, 6, 12)
 
 /** Runs `body` with a store over `root` (a new instance each time), in UTC, with `settings` over the defaults. */
-const at = <A, E>(
-  root: Root,
+export const at = <A, E, E2>(
+  root: Layer.Layer<MemoryRoot.MemoryRoot, E2>,
   body: (store: Store) => Effect.Effect<A, E>,
   settings: Partial<MemoryConfig.Settings> = {}
 ) =>

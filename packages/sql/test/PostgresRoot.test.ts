@@ -14,27 +14,13 @@ import { Effect, FileSystem, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { at as over } from "../../review/test/storeSuite.ts"
 import { freshSchema, rootOptions, url, withClient } from "./fixtures/postgres.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
 const own = Scope.own("ada")
 const noon = Date.UTC(2026, 10, 6, 12)
-
-/** Runs `body` with a store over the storage port `root` gives (a new instance), in UTC, with `settings`. */
-const over = <A, E, E2>(
-  root: Layer.Layer<MemoryRoot.MemoryRoot, E2>,
-  body: (store: Store) => Effect.Effect<A, E>,
-  settings: Partial<MemoryConfig.Settings> = {}
-) =>
-  MemoryStore.MemoryStore.use(body).pipe(
-    Effect.provide(
-      MemoryStore.layer.pipe(
-        Layer.provideMerge(root),
-        Layer.provide(MemoryConfig.layer({ timeZone: "UTC", ...settings }))
-      )
-    )
-  )
 
 /** A store over a root in `schema`. */
 const at = <A, E>(

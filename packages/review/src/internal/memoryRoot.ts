@@ -34,6 +34,7 @@ import {
   archiveRecord,
   emptyState,
   type FileWrite,
+  missingMemory as missingMemoryAt,
   type JournalLine,
   type JournalRecord,
   type MemoryRoot,
@@ -73,8 +74,6 @@ export interface Options {
 const IdRecord = Schema.fromJsonString(Schema.Struct({ version: Schema.Number, agentId: Schema.String }))
 const decodeIdRecord = Schema.decodeUnknownOption(IdRecord)
 const encodeIdRecord = Schema.encodeSync(IdRecord)
-
-const emptyParsed = MemoryFile.parse("")
 
 /** The storage port over the folder `options.root`. */
 export const make = Effect.fnUntraced(function* (options: Options) {
@@ -142,13 +141,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // Reading
 
-  const missingMemory = (dir: string): StoredFile => ({
-    file: Paths.fileOf(dir, undefined),
-    topic: undefined,
-    exists: false,
-    parsed: emptyParsed,
-    size: 0
-  })
+  const missingMemory = (dir: string): StoredFile => missingMemoryAt(Paths.fileOf(dir, undefined))
 
   const emptyScope = (scope: Scope.Scope, dir: string): StoredScope => ({
     scope,

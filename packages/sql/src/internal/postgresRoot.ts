@@ -106,8 +106,6 @@ interface Parsed {
   readonly chars: number
 }
 
-const emptyParsed = MemoryFile.parse("")
-
 /** How many parsed files a root keeps, the least recently read dropped first (as the files backend does). */
 const cacheLimit = 4_096
 
@@ -207,13 +205,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   // -------------------------------------------------------------------------------------------------------------------
   // Reading
 
-  const missingMemory = (dir: string): StoredFile => ({
-    file: Paths.fileOf(dir, undefined),
-    topic: undefined,
-    exists: false,
-    parsed: emptyParsed,
-    size: 0
-  })
+  const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(Paths.fileOf(dir, undefined))
 
   /** The file `file` with the text `text`, parsed again only when its text changed since it was last read. */
   const storedOf = (file: string, topic: string | undefined, text: string): StoredFile => {
