@@ -53,21 +53,24 @@ export const endMarker = " […]"
 /** What cutting a line reads of the settings: the limits, and the host's own secret test when it has one. */
 export type CutSettings = Pick<Settings, "userLineMax" | "otherLineMax"> & { readonly isSecret?: Settings["isSecret"] }
 
+/** A text whose secrets `Secret` found masked, masked whole if the host's own test still finds it secret. */
+const maskWith = (masked: string, settings: Pick<CutSettings, "isSecret">): string =>
+  settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
+
 /**
  * Any text for the model (a line, an entry): its secrets masked and made well formed. The host's own secret test can
  * only say yes or no, so a text it still finds secret once masked is masked whole.
  */
-export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): string => {
-  const masked = Secret.redact(text)
-  return settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
-}
+export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): string =>
+  maskWith(Secret.redact(text), settings)
 
 /**
  * The line's text for the prompt: masked (see `mask`), then cut per SPEC 4.2, never splitting a surrogate pair. A
  * tool result or quoted memory is cut as any other line, even where the host gives it as the user's.
  */
 export const cut = (line: Line, settings: CutSettings): string => {
-  const text = mask(line.text, settings)
+  // A line is masked about once (as a review reads it): not remembered, as entries are (see `Secret.redactOnce`).
+  const text = maskWith(Secret.redactOnce(line.text), settings)
   const user = isUserWords(line)
   const max = user ? settings.userLineMax : settings.otherLineMax
   const size = Text.length(text)

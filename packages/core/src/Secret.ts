@@ -992,8 +992,11 @@ export const spans = (text: string): ReadonlyArray<Span> => {
 export const looksSecret = (text: string, extra?: ((text: string) => boolean) | undefined): boolean =>
   findings(text, true).found.length > 0 || extra?.(text) === true
 
-/** `text` with each secret replaced by `[secret]`, scanned now. */
-const redactNow = (text: string): string => {
+/**
+ * `text` with each secret replaced by `[secret]`, scanned now and not remembered: for a text masked once (a transcript
+ * line as a review reads it), which would only push the entries `redact` remembers out of its memory.
+ */
+export const redactOnce = (text: string): string => {
   const found = spans(text)
   if (found.length === 0) return text
   let out = ""
@@ -1016,14 +1019,14 @@ const redactedLength = 512
 
 /** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
 export const redact = (text: string): string => {
-  if (text.length > redactedLength) return redactNow(text)
+  if (text.length > redactedLength) return redactOnce(text)
   const known = redacted.get(text)
   if (known !== undefined) {
     redacted.delete(text)
     redacted.set(text, known)
     return known
   }
-  const result = redactNow(text)
+  const result = redactOnce(text)
   redacted.set(text, result)
   if (redacted.size > redactedMax) redacted.delete(redacted.keys().next().value!)
   return result

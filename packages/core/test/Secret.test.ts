@@ -7,6 +7,7 @@ const masks = (cases: ReadonlyArray<readonly [text: string, redacted: string]>) 
   for (const [text, redacted] of cases) {
     assert.isTrue(Secret.looksSecret(text), `should be secret: ${text}`)
     assert.strictEqual(Secret.redact(text), redacted)
+    assert.strictEqual(Secret.redactOnce(text), redacted)
   }
 }
 
@@ -15,6 +16,7 @@ const keeps = (texts: ReadonlyArray<string>) => {
   for (const text of texts) {
     assert.isFalse(Secret.looksSecret(text), `should not be secret: ${text}`)
     assert.strictEqual(Secret.redact(text), text)
+    assert.strictEqual(Secret.redactOnce(text), text)
   }
 }
 

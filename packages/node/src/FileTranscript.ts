@@ -23,9 +23,35 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 /** What a transcript line looks like, for messages. */
 const lineShape = `{"seq": 1, "who": "user", "text": "…"}`
 
+const whos: ReadonlySet<unknown> = new Set(Lines.Line.fields.who.literals)
+const kinds: ReadonlySet<unknown> = new Set(Lines.Kind.literals)
+
+/**
+ * The line `source` holds when it is plainly one, as `Lines.Line` decodes it (its fields, in its order, none other),
+ * checked without the schema's machinery: a long transcript is hundreds of thousands of lines, and this is most of what
+ * reading one costs. `undefined` for anything else, which the schema then reads, to accept it or say what is wrong.
+ */
+const plainLine = (source: string): Lines.Line | undefined => {
+  const parsed = Result.try((): unknown => JSON.parse(source))
+  if (Result.isFailure(parsed)) return undefined
+  const value = parsed.success
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
+  const { seq, who, name, text, kind } = value as Record<string, unknown>
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0 || !whos.has(who) || typeof text !== "string") return undefined
+  if ((name !== undefined && typeof name !== "string") || (kind !== undefined && !kinds.has(kind))) return undefined
+  return {
+    seq,
+    who,
+    ...(name === undefined ? {} : { name }),
+    text,
+    ...(kind === undefined ? {} : { kind })
+  } as Lines.Line
+}
+
 /** What is wrong with a JSONL line, or the line itself. */
 const parseLine = (source: string, previous: Lines.Line | undefined): Result.Result<Lines.Line, string> => {
-  const decoded = decodeLine(source)
+  const plain = plainLine(source)
+  const decoded = plain === undefined ? decodeLine(source) : Result.succeed(plain)
   if (Result.isFailure(decoded)) {
     const issue = formatIssue(decoded.failure.issue).issues[0]
     const path = issue?.path ?? []

@@ -11,7 +11,9 @@ import { Answer, MemoryConfig, Text } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
-import { AiError, LanguageModel } from "effect/ai"
+// By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as Wire from "./internal/chatCompletions.ts"
 

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
-import { MemoryConfig } from "@mneme/core"
+import { Lines, MemoryConfig } from "@mneme/core"
 import { Agents, Memory, MemoryReview, Platform, type ReviewOutcome, ReviewState, Transcript } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
-import { Effect, FileSystem, Layer, Logger, Path, Result, type Scope, Stream } from "effect"
+import { Effect, FileSystem, Layer, Logger, Path, Result, Schema, type Scope, Stream } from "effect"
 import * as fc from "fast-check"
 import * as FileTranscript from "../src/FileTranscript.ts"
 import * as TranscriptIndex from "../src/internal/transcriptIndex.ts"
@@ -57,6 +57,53 @@ describe("FileTranscript.parse", () => {
     assert.include(
       failure(good + '{"seq":1,"who":"user","text":"again"}'),
       'chat.jsonl line 2: "seq" 1 does not follow 1'
+    )
+  })
+
+  it("reads any row as the Line schema does: the same line, key for key, or a failure", () => {
+    const decode = Schema.decodeUnknownResult(Schema.fromJsonString(Lines.Line))
+    const odd = fc.oneof(
+      fc.constantFrom(null, true, [], {}, "", "thought", -1, -0, 1.5, 2 ** 53, 2 ** 53 + 2, 1e300),
+      fc.double(),
+      fc.string()
+    )
+    // A line as the schema reads it (some with a name and a kind), then perhaps one field changed, dropped or added,
+    // its keys in any order.
+    const row = fc
+      .record(
+        {
+          seq: fc.nat(),
+          who: fc.constantFrom("user", "agent", "other"),
+          name: fc.string(),
+          text: fc.string(),
+          kind: fc.constantFrom("tool-call", "tool-result", "memory")
+        },
+        { requiredKeys: ["seq", "who", "text"] }
+      )
+      .chain((line) =>
+        fc.tuple(
+          fc.constant(line),
+          fc.constantFrom("none", "seq", "who", "name", "text", "kind", "extra"),
+          fc.oneof(odd, fc.constant(undefined))
+        )
+      )
+      .map(([line, key, value]) => (key === "none" ? line : { ...line, [key]: value }))
+      .chain((fields) => fc.shuffledSubarray(Object.entries(fields), { minLength: Object.keys(fields).length }))
+      .map((entries) => JSON.stringify(Object.fromEntries(entries.filter(([, value]) => value !== undefined))))
+    const rows = fc.oneof(row, fc.constantFrom("[]", "null", "1", '"x"', "{", '{"seq":1,"who":"user","text":"x"} x'))
+    fc.assert(
+      fc.property(rows, (source) => {
+        const expected = decode(source)
+        const parsed = FileTranscript.parse("chat.jsonl", source)
+        if (Result.isSuccess(expected) && (expected.success.who !== "other" || expected.success.name?.trim())) {
+          const lines = Result.getOrThrow(parsed)
+          assert.strictEqual(JSON.stringify(lines), JSON.stringify([expected.success]))
+          assert.isTrue(Object.is(lines[0]!.seq, expected.success.seq))
+        } else {
+          assert.isTrue(Result.isFailure(parsed), source)
+        }
+      }),
+      { numRuns: 2_000 }
     )
   })
 })

@@ -27,7 +27,10 @@ import {
   type TooManyTopics
 } from "@mneme/core"
 import { Context, Effect, Option, Ref, Schema, Stream } from "effect"
-import { type AiError, Tool, Toolkit } from "effect/ai"
+// By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
+import type * as AiError from "effect/ai/AiError"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import type * as JsonSchema from "effect/JsonSchema"
 import { Agents } from "./Agents.ts"
 import * as MemoryRecall from "./MemoryRecall.ts"

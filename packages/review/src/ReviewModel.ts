@@ -6,7 +6,10 @@
  */
 import { MemoryConfig, ModelError } from "@mneme/core"
 import { Context, Duration, Effect, Layer } from "effect"
-import { type AiError, LanguageModel, type Response } from "effect/ai"
+// By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
+import type * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Response from "effect/ai/Response"
 
 /** Tokens one call used, as far as the provider reports them. */
 export interface Usage {

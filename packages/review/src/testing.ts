@@ -6,7 +6,11 @@
  */
 import { type Backoff, type Lines, type MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, type Path, Ref, Stream } from "effect"
-import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
+// By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
 import type { PlatformError } from "effect/PlatformError"
 import { Agents, type AgentInfo } from "./Agents.ts"
 import * as Memory from "./Memory.ts"

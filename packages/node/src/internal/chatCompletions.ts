@@ -3,7 +3,10 @@
  * bodies as schemas, and what each HTTP error status amounts to, with what to fix.
  */
 import { Duration, Option, Schema } from "effect"
-import { AiError, type Prompt, type Response } from "effect/ai"
+// By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
+import * as AiError from "effect/ai/AiError"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
 
 /** One message as Chat Completions takes it. */
 export interface Message {

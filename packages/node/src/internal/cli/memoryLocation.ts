@@ -1,12 +1,13 @@
 /**
  * Where `--memory` says memory is: a memory folder (the files backend), or a schema of a Postgres database
  * (`postgres://` or `postgresql://`, the schema in `?schema=NAME`, `mneme` by default). A location is shown to people
- * without the URL's password (in its user part or a `password` parameter), and gives the storage port over it.
+ * without the URL's password (in its user part or a `password` parameter), and gives the storage port over it. The
+ * Postgres backend (`@mneme/sql`, with its driver and effect/cluster) is loaded only
+ * for a Postgres location.
  */
 import type { StorageError } from "@mneme/core"
 import { FileRoot, type MemoryRoot } from "@mneme/review"
-import { PostgresRoot } from "@mneme/sql"
-import { type FileSystem, Layer, type Path, Redacted, Result } from "effect"
+import { Effect, type FileSystem, Layer, type Path, Redacted, Result } from "effect"
 import * as NodePlatform from "../../NodePlatform.ts"
 
 /** A memory folder, as the person named it. */
@@ -31,6 +32,9 @@ export type Location = Folder | Postgres
 
 /** The query parameter of a Postgres URL that names the root's schema. */
 const schemaParameter = "schema"
+
+/** The schema of a URL without `?schema=`: `PostgresRoot.defaultSchema`, named here so a folder never loads it. */
+export const defaultSchema = "mneme"
 
 const postgresScheme = /^postgres(?:ql)?:\/\//i
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/
@@ -59,7 +63,7 @@ export const parse = (given: string): Result.Result<Location, string> => {
   }
   const schemas = url.searchParams.getAll(schemaParameter)
   if (schemas.length > 1) return Result.fail("--memory names the schema twice: give ?schema=NAME once")
-  const schema = schemas[0] ?? PostgresRoot.defaultSchema
+  const schema = schemas[0] ?? defaultSchema
   if (!schemaName.test(schema)) {
     return Result.fail(
       `--memory: ${JSON.stringify(schema)} is not a schema name: use 1-63 lower-case letters, digits or "_", ` +
@@ -84,4 +88,9 @@ export const rootLayer = (
 ): Layer.Layer<MemoryRoot.MemoryRoot, StorageError, FileSystem.FileSystem | Path.Path> =>
   location._tag === "Folder"
     ? FileRoot.layer({ root: location.path }).pipe(Layer.provide(NodePlatform.layer))
-    : PostgresRoot.layer({ url: location.url, schema: location.schema })
+    : Layer.unwrap(
+        Effect.map(
+          Effect.promise(() => import("@mneme/sql")),
+          ({ PostgresRoot }) => PostgresRoot.layer({ url: location.url, schema: location.schema })
+        )
+      )
