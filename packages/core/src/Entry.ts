@@ -14,6 +14,7 @@ const none: Metadata = []
 const isKey = (key: string): boolean => /^\p{L}[\p{L}\p{N}_-]*$/u.test(key)
 
 const space = 32
+const closingBracket = 93
 
 /** Whether `text[from, to)` is a key: ASCII read by hand, anything else by the pattern. */
 const isKeyAt = (text: string, from: number, to: number): boolean => {
@@ -30,6 +31,7 @@ const isKeyAt = (text: string, from: number, to: number): boolean => {
 /**
  * The part `text[from, to)` of a bracket of folded text (white space is single spaces) whose first `:` is at `colon`
  * (-1 when it has none): 0 when it is blank, 1 when it is a pair (pushed to `into` when given), -1 when it is neither.
+ * The value is trimmed of its spaces by hand, so a pair costs two strings and no more.
  */
 const readPart = (
   text: string,
@@ -45,7 +47,13 @@ const readPart = (
   let keyEnd = colon
   while (keyEnd > key && text.charCodeAt(keyEnd - 1) === space) keyEnd--
   if (!isKeyAt(text, key, keyEnd)) return -1
-  into?.push([text.slice(key, keyEnd), text.slice(colon + 1, to).trim()])
+  if (into !== undefined) {
+    let value = colon + 1
+    let valueEnd = to
+    while (value < valueEnd && text.charCodeAt(value) === space) value++
+    while (valueEnd > value && text.charCodeAt(valueEnd - 1) === space) valueEnd--
+    into.push([text.slice(key, keyEnd), text.slice(value, valueEnd)])
+  }
   return 1
 }
 
@@ -115,6 +123,8 @@ export const clean = (text: string): string => {
  */
 export const split = (body: string): { readonly text: string; readonly meta: Metadata } => {
   const folded = Text.fold(body)
+  // Only text that ends in "]" can end in metadata: the rest needs no list of pairs.
+  if (folded.charCodeAt(folded.length - 1) !== closingBracket) return { text: strip(folded, folded.length), meta: none }
   const meta: Array<readonly [string, string]> = []
   const start = trailing(folded, folded.length, meta)
   return start < 0 ? { text: strip(folded, folded.length), meta: none } : { text: strip(folded, start), meta }

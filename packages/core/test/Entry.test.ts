@@ -79,6 +79,22 @@ describe("Entry.split", () => {
     })
   })
 
+  it("trims every kind of white space around a value, and keeps the white space inside it as one space", () => {
+    assert.deepStrictEqual(Entry.split("x [a:\u3000b\u00a0; c: \t d \n e\u2028]").meta, [
+      ["a", "b"],
+      ["c", "d e"]
+    ])
+    assert.deepStrictEqual(Entry.split("x [a:  ; b: 1]").meta, [
+      ["a", ""],
+      ["b", "1"]
+    ])
+  })
+
+  it("gives no metadata when the text does not end in a bracket", () => {
+    assert.deepStrictEqual(Entry.split("tea [a: 1] and more"), { text: "tea [a: 1] and more", meta: [] })
+    assert.deepStrictEqual(Entry.split("- tea [a: 1]  \t"), { text: "tea", meta: [["a", "1"]] })
+  })
+
   it("accepts keys that start with any letter", () => {
     assert.deepStrictEqual(Entry.split("茶 [来源: 对话]").meta, [["来源", "对话"]])
   })
