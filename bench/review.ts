@@ -1,12 +1,13 @@
 /**
  * The review benchmarks: the review's own cost per pass with an instant model on a full memory (2 × 4,000 characters
  * of MEMORY.md, 2 × 40 topics of 16,000 characters) — reading, fitting, choosing entries, the prompt, parsing,
- * vetting, applying 8 changes with the journal, saving the cursor — and the model calls made per 100 turn ends for a
- * model that always fails, for turns without user lines, and for a healthy model.
+ * vetting, applying 8 changes with the journal and saving the cursor in one commit — with its loading and its writing
+ * timed alone; and the model calls made per 100 turn ends for a model that always fails, for turns without user
+ * lines, and for a healthy model.
  */
 import { NodeServices } from "@effect/platform-node"
 import { NodePlatform } from "@mneme/node"
-import { Memory, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome } from "@mneme/review"
+import { Memory, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -112,6 +113,45 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
       Effect.all([store.load({ kind: "agent", agentId: "a1" }), store.load({ kind: "team" })])
     )
     const loading = await time(() => runtime.runPromise(load), { minMs: 1_000, minRuns: 5 })
+    // The pass's writing alone: its 8 edits (4 own and 2 team MEMORY.md entries, 2 own topic entries, their last "."
+    // and "!" swapped, back and forth) with the review's record, as one batch of the store.
+    const [own, team] = await runtime.runPromise(load)
+    const entries = (view: MemoryStore.ScopeView, topic: boolean, count: number) =>
+      view.files
+        .filter((file) => (file.topic !== undefined) === topic)
+        .flatMap((file) => file.parsed.entries.map((entry) => ({ scope: view.scope, topic: file.topic, entry })))
+        .slice(0, count)
+    const edited = [...entries(own, false, 4), ...entries(team, false, 2), ...entries(own, true, 2)]
+    const swapped = (text: string) => text.slice(0, -1) + (text.endsWith(".") ? "!" : ".")
+    let round = 0
+    const batch = Effect.gen(function* () {
+      const store = yield* MemoryStore.MemoryStore
+      round++
+      const record = (yield* ReviewState.ReviewState).recordInCommit?.("bench", round, "a1", {
+        at: round,
+        ok: true,
+        reason: null
+      })
+      if (record === undefined) return yield* Effect.die(new Error("the review state cannot record in a commit"))
+      const results = yield* store.apply(
+        edited.map(({ scope, topic, entry }) => ({
+          op: "replace" as const,
+          scope,
+          ...(topic === undefined ? {} : { topic }),
+          match: round % 2 === 1 ? entry.text : swapped(entry.text),
+          exact: true,
+          text: round % 2 === 1 ? swapped(entry.text) : entry.text,
+          meta: entry.meta,
+          actor: "review",
+          auto: true
+        })),
+        record
+      )
+      if (results.length !== 8 || results.some((result) => result._tag !== "Success")) {
+        return yield* Effect.die(new Error("a batch of the bench did not apply its 8 changes"))
+      }
+    })
+    const writing = await time(() => runtime.runPromise(batch), { minMs: 1_000, minRuns: 5 })
     return [
       {
         suite: "review",
@@ -126,6 +166,13 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
         value: loading.medianMs,
         unit: "ms",
         note: "MemoryStore.load, once per pass"
+      },
+      {
+        suite: "review",
+        name: "of which: writing 8 changes and the review's record",
+        value: writing.medianMs,
+        unit: "ms",
+        note: "MemoryStore.apply with the record: one hold of the writer, one commit"
       }
     ]
   } finally {

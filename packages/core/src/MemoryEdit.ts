@@ -139,6 +139,8 @@ export interface Record extends Actor {
 export interface Write {
   readonly file: string
   readonly content: string | undefined
+  /** The new text as parsed, which the plan has made anyway (a backend keeps it for the next read). */
+  readonly parsed?: MemoryFile.Parsed | undefined
 }
 
 /** What a plan needs besides the files: the limits and the entry check, and today's date (`YYYY-MM-DD`). */
@@ -258,11 +260,10 @@ const recordOf = (
   ...lines
 })
 
-/** The scope's files with `file` now holding `content` (deleted when `undefined`), topics kept in name order. */
-const withFile = (files: Files, file: File, content: string | undefined): Files => {
+/** The scope's files with `file` now as `updated` (deleted when `undefined`), topics kept in name order. */
+const withFile = (files: Files, file: File, updated: File | undefined): Files => {
   const others = files.files.filter((other) => other.file !== file.file)
-  if (content === undefined) return { ...files, files: others }
-  const updated: File = { ...file, exists: true, parsed: MemoryFile.parse(content), size: Text.length(content) }
+  if (updated === undefined) return { ...files, files: others }
   if (updated.topic === undefined) return { ...files, files: [updated, ...others] }
   const at = others.findIndex((other) => other.topic !== undefined && other.topic > updated.topic!)
   return { ...files, files: at < 0 ? [...others, updated] : others.toSpliced(at, 0, updated) }
@@ -272,18 +273,47 @@ const withFile = (files: Files, file: File, content: string | undefined): Files 
 const existed = (draft: Draft, file: string) =>
   draft.read.some((scope) => scope.files.some((read) => read.file === file && read.exists))
 
-/** The draft with `edits` made in the scope at `at` (a file's new text, `undefined` to delete it) and `records` added. */
+/**
+ * The parse of a file whose parse was `parsed` once its entry line `at` is replaced by `line` and the file rendered
+ * (`MemoryFile.render`), as `MemoryFile.parse` gives it, made from the parse before: only the new line is read. The
+ * new line is an entry line as `Entry.format` writes it (a bullet, a space, a text, no line break) and the line it
+ * replaces was an entry, so no heading moves and no other line reads otherwise; rendering drops the trailing blank
+ * lines. `undefined` for any other line, which is parsed with its file.
+ */
+const replacedParse = (parsed: MemoryFile.Parsed, at: number, line: string): MemoryFile.Parsed | undefined => {
+  if (!line.startsWith("- ") || line.includes("\n") || line.includes("\r")) return undefined
+  const { text, meta } = Entry.split(line.slice(1))
+  if (text === "") return undefined
+  const lines = parsed.lines.with(at, line)
+  let end = lines.length
+  while (end > 0 && lines[end - 1]!.trim() === "") end--
+  return {
+    lines: end === lines.length ? lines : lines.slice(0, end),
+    entries: parsed.entries.map((entry) => (entry.line === at ? { line: at, text, meta } : entry)),
+    links: parsed.links
+  }
+}
+
+/**
+ * The draft with `edits` made in the scope at `at` (a file's new text, `undefined` to delete it, and its parse when
+ * the plan has it) and `records` added.
+ */
 const withEdits = (
   draft: Draft,
   at: number,
-  edits: ReadonlyArray<readonly [file: File, content: string | undefined]>,
+  edits: ReadonlyArray<readonly [file: File, content: string | undefined, parsed?: MemoryFile.Parsed | undefined]>,
   records: ReadonlyArray<Record>
 ): Draft => {
   let files = draft.scopes[at]!
   let writes = draft.writes
-  for (const [file, content] of edits) {
-    files = withFile(files, file, content)
-    const write = { file: file.file, content }
+  for (const [file, content, parsed] of edits) {
+    const updated =
+      content === undefined
+        ? undefined
+        : { ...file, exists: true, parsed: parsed ?? MemoryFile.parse(content), size: Text.length(content) }
+    files = withFile(files, file, updated)
+    const write: Write =
+      updated === undefined ? { file: file.file, content } : { file: file.file, content, parsed: updated.parsed }
     const index = writes.findIndex((other) => other.file === file.file)
     if (content === undefined && !existed(draft, file.file)) {
       writes = writes.filter((other) => other.file !== file.file) // made and deleted again: nothing to write
@@ -429,7 +459,7 @@ const planReplace = (draft: Draft, at: number, input: ReplaceInput, prepared: Pr
     draft: withEdits(
       draft,
       at,
-      [[target, content]],
+      [[target, content, replacedParse(target.parsed, entry.line, line)]],
       [recordOf(files, "replace", input, target.file, { before, after: line })]
     ),
     outcome: {

@@ -5,7 +5,6 @@
 import * as Lines from "./Lines.ts"
 import type { Settings } from "./MemoryConfig.ts"
 import type * as Selection from "./Selection.ts"
-import * as Text from "./Text.ts"
 
 /** The system text of every review. It never changes, so a provider's prefix cache holds. */
 export const system = `You keep the long-term memory of an AI agent: short entries it reads at the start of later conversations. \
@@ -64,28 +63,70 @@ export const moreFollowSentence =
 /** Said when the new lines reach the end of the conversation. */
 export const lastLinesSentence = "These are the newest lines of the conversation."
 
-const notLetter = /\P{L}/gu
-const notLatin = /\P{Script=Latin}/gu
-const notHan = /\P{Script=Han}/gu
-const notKana = /[^\p{Script=Hiragana}\p{Script=Katakana}]/gu
-const notHangul = /\P{Script=Hangul}/gu
+/** What a code point is to the language: a letter, and of which script (bits, any of them). */
+const letter = 1
+const latinScript = 2
+const hanScript = 4
+const kanaScript = 8
+const hangulScript = 16
 
-/** How many characters of `text` are left when every character `others` matches is dropped. */
-const count = (text: string, others: RegExp): number => Text.length(text.replace(others, ""))
+const isLetter = /\p{L}/u
+const isLatin = /\p{Script=Latin}/u
+const isHan = /\p{Script=Han}/u
+const isKana = /[\p{Script=Hiragana}\p{Script=Katakana}]/u
+const isHangul = /\p{Script=Hangul}/u
+
+/** What the code points met beyond ASCII are (pure, so only remembered; let go past 4,096 of them). */
+const kinds = new Map<number, number>()
+
+/** What the code point `c` (beyond ASCII) is: `letter` and the script bits. */
+const kindOf = (c: number): number => {
+  const known = kinds.get(c)
+  if (known !== undefined) return known
+  const char = String.fromCodePoint(c)
+  const kind =
+    (isLetter.test(char) ? letter : 0) |
+    (isLatin.test(char) ? latinScript : 0) |
+    (isHan.test(char) ? hanScript : 0) |
+    (isKana.test(char) ? kanaScript : 0) |
+    (isHangul.test(char) ? hangulScript : 0)
+  if (kinds.size >= 4096) kinds.clear()
+  kinds.set(c, kind)
+  return kind
+}
 
 /**
  * The language entries are written in, from the user's new lines: Korean when Hangul leads (more than the Latin, Han,
  * kana or other letters), Japanese when they hold kana, Chinese when Han characters are at least a third of the
  * alphabetic letters (Latin and other scripts), otherwise the language the user writes in — or the host's interface
- * language when the lines hold no letter at all.
+ * language when the lines hold no letter at all. The code points are counted in one pass (a script's count takes its
+ * characters that are no letters too); ASCII, where only a-z and A-Z count (as Latin letters), without a look-up.
  */
 export const language = (userText: string, interfaceLanguage: string | undefined): string => {
-  const letters = count(userText, notLetter)
+  let letters = 0
+  let latin = 0
+  let han = 0
+  let kana = 0
+  let hangul = 0
+  for (let i = 0; i < userText.length; i++) {
+    const unit = userText.charCodeAt(i)
+    if (unit < 128) {
+      if (((unit | 0x20) - 97) >>> 0 < 26) {
+        letters++
+        latin++
+      }
+      continue
+    }
+    const c = userText.codePointAt(i)!
+    if (c > 0xffff) i++
+    const kind = kindOf(c)
+    letters += kind & letter
+    if ((kind & latinScript) !== 0) latin++
+    if ((kind & hanScript) !== 0) han++
+    if ((kind & kanaScript) !== 0) kana++
+    if ((kind & hangulScript) !== 0) hangul++
+  }
   if (letters === 0) return interfaceLanguage ?? languages.user
-  const latin = count(userText, notLatin)
-  const han = count(userText, notHan)
-  const kana = count(userText, notKana)
-  const hangul = count(userText, notHangul)
   const other = Math.max(0, letters - latin - han - kana - hangul)
   if (hangul > Math.max(latin, han, kana, other)) return languages.korean
   if (kana > 0) return languages.japanese

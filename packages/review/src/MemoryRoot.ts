@@ -60,6 +60,11 @@ export interface StoredScope {
 export interface FileWrite {
   readonly file: string
   readonly content: string | undefined
+  /**
+   * The new text as parsed (`MemoryFile.parse(content)`), when the writer has it: a backend that keeps parsed files
+   * keeps it, so the next read of the same text parses nothing.
+   */
+  readonly parsed?: MemoryFile.Parsed | undefined
 }
 
 /** One line of the journal: every change, with the line before and after. */
@@ -153,17 +158,25 @@ export interface AgentFolder {
   readonly dir: string
 }
 
+/** A change of the review state: its input returned when it changes nothing. */
+export type StateChange = (state: ReviewStateDocument) => ReviewStateDocument
+
 /** What the single writer offers inside one hold of the lock. */
 export interface Writer {
-  /** The scope as it is now, read under the lock. */
-  readonly read: (scope: Scope.Scope) => Effect.Effect<StoredScope, StorageError>
   /**
-   * Makes one change: writes each file once (atomically) and appends its journal records in one write. Nothing is
-   * changed when the journal cannot be written; a change is never made without its journal lines.
+   * The scope as it is now, read under the lock; with `topics`, only its MEMORY.md and those of the topics it has (what
+   * a change that names its files needs), nothing else of it looked at.
+   */
+  readonly read: (scope: Scope.Scope, topics?: ReadonlyArray<string>) => Effect.Effect<StoredScope, StorageError>
+  /**
+   * Makes one change: writes each file once (atomically), appends its journal records in one write, and changes the
+   * review state by `state` (read under the lock) when given. All of it lands, or none of it: nothing is changed when
+   * the journal or the state cannot be written; a change is never made without its journal lines.
    */
   readonly commit: (
     writes: ReadonlyArray<FileWrite>,
-    journal: ReadonlyArray<JournalRecord>
+    journal: ReadonlyArray<JournalRecord>,
+    state?: StateChange | undefined
   ) => Effect.Effect<void, StorageError>
 }
 
@@ -189,8 +202,6 @@ export class MemoryRoot extends Context.Service<
     /** The review state (`emptyState` when none is stored). */
     readonly readState: Effect.Effect<ReviewStateDocument, StorageError>
     /** Changes the review state as the root's only writer; `change` returning its input writes nothing. */
-    readonly updateState: (
-      change: (state: ReviewStateDocument) => ReviewStateDocument
-    ) => Effect.Effect<void, StorageError>
+    readonly updateState: (change: StateChange) => Effect.Effect<void, StorageError>
   }
 >()("@mneme/review/MemoryRoot") {}

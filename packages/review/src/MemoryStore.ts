@@ -17,8 +17,15 @@ import {
   type StorageError,
   type TooManyTopics
 } from "@mneme/core"
-import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
-import { type Actor, type JournalLine, MemoryRoot, type StoredFile, type StoredScope } from "./MemoryRoot.ts"
+import { Clock, Context, DateTime, Effect, Layer, Option, Result } from "effect"
+import {
+  type Actor,
+  type JournalLine,
+  MemoryRoot,
+  type ReviewStateDocument,
+  type StoredFile,
+  type StoredScope
+} from "./MemoryRoot.ts"
 
 /** An entry to add. */
 export type AddInput = MemoryEdit.AddInput
@@ -37,6 +44,15 @@ export type ChangeError = MemoryEdit.ChangeError
 
 /** What a change did, with a message a tool can hand an agent. */
 export type Outcome = MemoryEdit.Outcome
+
+/**
+ * A change of the review state made with a batch, in its commit: what it makes of the state, given each change's
+ * result (the state itself when it changes nothing).
+ */
+export type StateWith = (
+  state: ReviewStateDocument,
+  results: ReadonlyArray<Result.Result<Outcome, ChangeError>>
+) => ReviewStateDocument
 
 /** A scope as stored, and its topic files that MEMORY.md's index does not link. */
 export interface ScopeView extends StoredScope {
@@ -110,29 +126,65 @@ const settled = (batch: MemoryEdit.Batch) => {
     : Effect.fail(failed.failure)
 }
 
+/**
+ * The topics of a scope a batch's changes need read: those they name, where every one of them is a replace or a remove
+ * (which acts on its own file, and on MEMORY.md's index); `undefined` (the whole scope) where one adds (which looks for
+ * the same fact in every file, and counts the topics).
+ */
+const filesOf = (
+  changes: ReadonlyArray<MemoryEdit.Prepared>,
+  scope: Scope.Scope
+): ReadonlyArray<string> | undefined => {
+  const topics = new Set<string>()
+  for (const { change, topic } of changes) {
+    if (!Scope.equals(change.scope, scope)) continue
+    if (change.op === "add") return undefined
+    if (topic !== undefined) topics.add(topic)
+  }
+  return [...topics]
+}
+
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
   const settings = yield* MemoryConfig.MemoryConfig
   const zone = yield* zoneOf(settings.timeZone)
-  const today = Effect.map(DateTime.now, (now) =>
-    DateTime.formatIsoDate(zone === undefined ? now : DateTime.setZone(now, zone))
-  )
+  /** Today's date as last worked out, and the second of the clock it was for (no zone moves midnight within one). */
+  let dated: { readonly second: number; readonly date: string } | undefined
+  const today = Effect.map(Clock.currentTimeMillis, (millis) => {
+    const second = Math.floor(millis / 1000)
+    if (dated?.second !== second) {
+      const now = DateTime.makeUnsafe(millis)
+      dated = { second, date: DateTime.formatIsoDate(zone === undefined ? now : DateTime.setZone(now, zone)) }
+    }
+    return dated.date
+  })
 
   const load = Effect.fn("MemoryStore.load")(function* (scope: Scope.Scope) {
     return viewOf(yield* root.read(scope))
   })
 
-  const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>) {
+  const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, state?: StateWith) {
     const context: MemoryEdit.Context = { settings, today: yield* today }
     const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
-    const scopes = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success.change.scope] : []))
-    if (scopes.length === 0) return (yield* settled(MemoryEdit.planAll(MemoryEdit.start([]), prepared))).results
+    const ready = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success] : []))
+    const scopes = ready.map((change) => change.change.scope)
+    if (scopes.length === 0 && state === undefined) {
+      return (yield* settled(MemoryEdit.planAll(MemoryEdit.start([]), prepared))).results
+    }
     return yield* root.write((writer) =>
       Effect.gen(function* () {
         const distinct = scopes.filter((scope, i) => scopes.findIndex((other) => Scope.equals(other, scope)) === i)
-        const read = yield* Effect.forEach(distinct, writer.read, { concurrency: "unbounded" })
+        const read = yield* Effect.forEach(distinct, (scope) => writer.read(scope, filesOf(ready, scope)), {
+          concurrency: "unbounded"
+        })
         const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
-        if (draft.writes.length > 0) yield* writer.commit(draft.writes, draft.journal)
+        if (draft.writes.length > 0 || state !== undefined) {
+          yield* writer.commit(
+            draft.writes,
+            draft.journal,
+            state === undefined ? undefined : (document) => state(document, results)
+          )
+        }
         return results
       })
     )
@@ -256,11 +308,13 @@ export class MemoryStore extends Context.Service<
     readonly remove: (input: RemoveInput) => Effect.Effect<Outcome, NoMatch | Denied | BadTopic | StorageError>
     /**
      * Makes changes as one batch: planned in order against the files read once under one hold of the writer, each
-     * file written once and the journal appended once; each change's own result. A StorageError fails the batch, and
-     * then nothing is written.
+     * file written once and the journal appended once; each change's own result. With `state`, the review state is
+     * changed in the same commit, seeing the results: the batch and the state land together, or neither does. A
+     * StorageError fails the batch, and then nothing is written.
      */
     readonly apply: (
-      changes: ReadonlyArray<Change>
+      changes: ReadonlyArray<Change>,
+      state?: StateWith
     ) => Effect.Effect<ReadonlyArray<Result.Result<Outcome, ChangeError>>, StorageError>
     /**
      * Reverts the last `count` changes of a scope (1 by default, newest first), or the change `id`, from the journal,

@@ -2,11 +2,17 @@
  * The review's state (SPEC 4): a cursor per key, the failure records per key, the last review per agent and the lines
  * group members lost to a host's drop (SPEC 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
  * `reviewed.json` in a memory folder) under the root's one writer. A last review's reason is masked for secrets before
- * it is kept.
+ * it is kept. A review's record can also be made in the commit of its answer (`recordInCommit`, `MemoryStore.apply`).
  */
 import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
-import { type DroppedLines, type LastReview, MemoryRoot, type ReviewStateDocument } from "./MemoryRoot.ts"
+import {
+  type DroppedLines,
+  type LastReview,
+  MemoryRoot,
+  type ReviewStateDocument,
+  type StateChange
+} from "./MemoryRoot.ts"
 
 const lookup = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined
@@ -25,6 +31,12 @@ const withLastReview = (state: ReviewStateDocument, agentId: string, review: Las
   const kept: LastReview = { ...review, reason: review.reason === null ? null : Secret.redact(review.reason) }
   return { ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }
 }
+
+/** What `recordReview` changes: the cursor of `key` moved forward to `seq` (a number) and the agent's latest review kept. */
+const reviewRecorded =
+  (key: string, seq: number, agentId: string, review: LastReview): StateChange =>
+  (state) =>
+    withLastReview(withCursor(state, key, seq), agentId, review)
 
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
@@ -59,9 +71,7 @@ const make = Effect.gen(function* () {
     root.updateState((state) => withLastReview(state, agentId, review))
 
   const recordReview = (key: string, seq: number, agentId: string, review: LastReview) =>
-    Effect.flatMap(cursorOf(key, seq), (seq) =>
-      root.updateState((state) => withLastReview(withCursor(state, key, seq), agentId, review))
-    )
+    Effect.flatMap(cursorOf(key, seq), (seq) => root.updateState(reviewRecorded(key, seq, agentId, review)))
 
   const recordDropped = (key: string, lost: DroppedLines) =>
     root.updateState((state) => {
@@ -77,6 +87,8 @@ const make = Effect.gen(function* () {
     lastReview: (agentId) => read((state) => lookup(state.lastReviews, agentId) ?? null),
     setLastReview,
     recordReview,
+    recordInCommit: (key, seq, agentId, review) =>
+      Number.isFinite(seq) ? reviewRecorded(key, seq, agentId, review) : undefined,
     dropped: (key) => read((state) => lookup(state.dropped ?? {}, key) ?? []),
     recordDropped,
     snapshot: root.readState
@@ -106,6 +118,13 @@ export class ReviewState extends Context.Service<
       agentId: string,
       review: LastReview
     ) => Effect.Effect<void, StorageError>
+    /**
+     * What `recordReview` records, as a change of the state that a commit of the same memory root makes with other
+     * changes (`MemoryStore.apply`), so a review's answer and its record land together or not at all. `undefined`, or
+     * absent in a state kept elsewhere than the store's root, when the record cannot be made that way: the review then
+     * calls `recordReview`.
+     */
+    readonly recordInCommit?: (key: string, seq: number, agentId: string, review: LastReview) => StateChange | undefined
     /** The lines of a group's log dropped before the member of `key` had reviewed them, oldest first. */
     readonly dropped: (key: string) => Effect.Effect<ReadonlyArray<DroppedLines>, StorageError>
     /** Records lines dropped before the member of `key` had reviewed them. */

@@ -1,7 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Lines, MemoryConfig, MemoryFile, ModelError, Scope, Text } from "@mneme/core"
-import { Effect, Exit, Layer, Metric, Stream } from "effect"
+import { Context, Effect, Exit, Layer, Metric, Stream } from "effect"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { Agents } from "../src/Agents.ts"
@@ -10,10 +10,12 @@ import { choose } from "../src/internal/reviewChoose.ts"
 import { plan, read } from "../src/internal/reviewRead.ts"
 import type { StoredScope } from "../src/MemoryRoot.ts"
 import * as MemoryReview from "../src/MemoryReview.ts"
+import { MemoryStore } from "../src/MemoryStore.ts"
 import { ReviewState } from "../src/ReviewState.ts"
 import * as ReviewModel from "../src/ReviewModel.ts"
 import * as Testing from "../src/testing.ts"
 import { Transcript } from "../src/Transcript.ts"
+import { failingServices } from "./fixtures/kit.ts"
 
 const settings = { firstReviewLines: 6, contextLines: 4 }
 
@@ -496,6 +498,83 @@ describe("MemoryReview", () => {
       assert.strictEqual(unknown.reason, `the transcript could not be read: no conversation "nobody"`)
       assert.isUndefined(unknown.agentId)
       assert.deepStrictEqual(yield* (yield* Testing.ScriptedModel).requests, [])
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect(
+    "a review's record lands with its answer, in one commit: where it cannot be written, none of the answer does",
+    () => {
+      let refused = false
+      const failing = failingServices((call, file) => refused && call === "rename" && file.endsWith("reviewed.json"))
+      return Effect.gen(function* () {
+        const host = yield* Testing.TranscriptMemory
+        const scripted = yield* Testing.ScriptedModel
+        const review = yield* MemoryReview.MemoryReview
+        const store = yield* MemoryStore
+        const state = yield* ReviewState
+        const answer = (text: string) =>
+          scripted.push(Effect.succeed({ text: JSON.stringify({ changes: [{ op: "add", text }] }) }))
+        const memory = Effect.map(store.load(Scope.own("a1")), (view) =>
+          view.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text))
+        )
+        yield* host.addAgent({ id: "a1" })
+        yield* host.bind("c", "a1")
+        yield* host.append("c", { who: "user", text: "I like maps." })
+        yield* answer("The user likes maps")
+        assert.strictEqual((yield* review.reviewNow("c"))._tag, "Reviewed")
+        const reviewed = yield* state.lastReview("a1")
+        assert.deepStrictEqual([yield* state.cursor("chat:c"), reviewed?.ok], [1, true])
+        yield* host.append("c", { who: "user", text: "I moved to Lyon." })
+        yield* answer("The user lives in Lyon")
+        refused = true
+        const failed = yield* review.reviewNow("c")
+        assert.strictEqual(failed._tag, "Failed")
+        assert.deepStrictEqual(failed.changes.added, [])
+        assert.deepStrictEqual(yield* memory, ["The user likes maps"])
+        assert.strictEqual((yield* store.journal()).length, 1)
+        assert.strictEqual(yield* state.cursor("chat:c"), 1)
+        assert.deepStrictEqual(yield* state.lastReview("a1"), reviewed)
+        refused = false
+        yield* answer("The user lives in Lyon")
+        const again = yield* review.reviewNow("c")
+        assert.deepStrictEqual([again._tag, again.cursor], ["Reviewed", 2])
+        assert.deepStrictEqual(yield* memory, ["The user likes maps", "The user lives in Lyon"])
+        assert.strictEqual((yield* store.journal()).length, 2)
+        assert.strictEqual(yield* state.cursor("chat:c"), 2)
+      }).pipe(Effect.provide(Testing.layer().pipe(Layer.provideMerge(failing))))
+    }
+  )
+
+  it.effect("a host's own ReviewState that cannot record in a commit gets the review's record by recordReview", () =>
+    Effect.gen(function* () {
+      const host = yield* Testing.TranscriptMemory
+      const scripted = yield* Testing.ScriptedModel
+      const recorded: Array<readonly [string, number]> = []
+      // The state a host might keep itself: here the default's, without recordInCommit, recordReview counted.
+      const own = Layer.effect(
+        ReviewState,
+        Effect.gen(function* () {
+          const { recordInCommit: _, ...state } = yield* ReviewState
+          return ReviewState.of({
+            ...state,
+            recordReview: (key, seq, agentId, review) => {
+              recorded.push([key, seq])
+              return state.recordReview(key, seq, agentId, review)
+            }
+          })
+        })
+      )
+      const context = yield* Layer.build(MemoryReview.layer.pipe(Layer.provide(own)))
+      const review = Context.get(context, MemoryReview.MemoryReview)
+      yield* host.addAgent({ id: "a1" })
+      yield* host.bind("c", "a1")
+      yield* host.append("c", { who: "user", text: "I like maps." })
+      yield* scripted.push(
+        Effect.succeed({ text: JSON.stringify({ changes: [{ op: "add", text: "The user likes maps" }] }) })
+      )
+      assert.strictEqual((yield* review.reviewNow("c"))._tag, "Reviewed")
+      assert.deepStrictEqual(recorded, [["chat:c", 1]])
+      assert.strictEqual(yield* (yield* ReviewState).cursor("chat:c"), 1)
     }).pipe(Effect.provide(layer()))
   )
 

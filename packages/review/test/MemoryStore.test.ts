@@ -306,6 +306,22 @@ describe("hand-edited files", () => {
       ])
     }))
 
+  test("a file a change has just written and a person then rewrote at once, keeping its size, is read as they left it", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      yield* at(root, (store) =>
+        Effect.gen(function* () {
+          yield* store.add({ scope: team, text: "one", actor: "t" })
+          yield* store.replace({ scope: team, match: "one", text: "two", actor: "t" })
+          const written = yield* read(root, "team/MEMORY.md")
+          yield* write(root, "team/MEMORY.md", written.replace("- two", "- 2wo"))
+          assert.deepStrictEqual(entryTexts(yield* store.load(team)), ["2wo"])
+          yield* store.add({ scope: team, text: "three", actor: "t" })
+          assert.deepStrictEqual(entryTexts(yield* store.load(team)), ["2wo", "three"])
+        })
+      )
+    }))
+
   test("a MEMORY.md that is not valid UTF-8 is a StorageError naming it, and is left as it is", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
@@ -424,6 +440,43 @@ describe("atomic writes", () => {
         assert.strictEqual(yield* read(root, "agents/ada/MEMORY.md"), memory)
         assert.strictEqual(yield* read(root, "agents/ada/pets.md"), pets)
         assert.strictEqual(yield* read(root, "journal.jsonl"), journal)
+      }))
+  }
+
+  for (const [call, name] of [
+    ["open", "reviewed.json"],
+    ["sync", "reviewed.json"],
+    ["rename", "reviewed.json"],
+    ["rename", "MEMORY.md"]
+  ] as const) {
+    test(`a batch with the review state: a failed ${call} of ${name} leaves the files, the journal and the state as they were`, () =>
+      Effect.gen(function* () {
+        const path = yield* Path.Path
+        const root = yield* tempRoot
+        yield* at(root, (store) =>
+          Effect.andThen(
+            store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
+            store.apply([], (state) => ({ ...state, cursors: { "chat:c": 1 } }))
+          )
+        )
+        const files = ["agents/ada/MEMORY.md", "agents/ada/pets.md", "journal.jsonl", "reviewed.json"]
+        const snapshot = Effect.all([listing(root), ...files.map((file) => read(root, file))])
+        const before = yield* snapshot
+        const failing = failingServices((c, file) => c === call && path.basename(file).includes(name))
+        const error = yield* at(root, (store) =>
+          Effect.flip(
+            store.apply(
+              [
+                { op: "add", scope: own, text: "Lives in Oslo", actor: "review" },
+                { op: "replace", scope: own, topic: "pets", match: "cat", text: "Has two cats", actor: "review" }
+              ],
+              (state) => ({ ...state, cursors: { "chat:c": 2 } })
+            )
+          )
+        ).pipe(Effect.provide(failing))
+        assert.strictEqual(error.reason._tag, "WriteFailed")
+        assert.deepStrictEqual(yield* snapshot, before)
+        assert.include(before[4], `"chat:c":1`)
       }))
   }
 

@@ -2,7 +2,8 @@
  * What the Postgres backend promises beyond the store's suite: the same scopes and journal as the files backend for
  * the same changes, migrations run by the layer and a newer format refused, a database that cannot be used named
  * without its password, one writer per root across processes (two replicas lose nothing; a busy lock is `Busy`,
- * naming its holder), and a change whose journal cannot be written is not made.
+ * naming its holder), a change whose journal cannot be written is not made, and a review's record is written in the
+ * transaction of its answer.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -124,6 +125,47 @@ describe("the Postgres backend", () => {
         assert.strictEqual(line?.actor, "review")
       }).pipe(Effect.provide(read))
     })
+  )
+
+  it.effect(
+    "a review's record is written in its answer's transaction: where it cannot be, none of the answer lands",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(noon)
+        const schema = yield* freshSchema
+        const answer = JSON.stringify({ changes: [{ op: "add", text: "The user prefers dark mode" }] })
+        const layer = Memory.layerOver(PostgresRoot.layer(rootOptions(schema)), { settings: { timeZone: "UTC" } }).pipe(
+          Layer.provideMerge(Layer.merge(Testing.transcriptMemory, Testing.scriptedModel([], { otherwise: answer })))
+        )
+        const table = `${schema}.review_state`
+        yield* Effect.gen(function* () {
+          const host = yield* Testing.TranscriptMemory
+          const review = yield* MemoryReview.MemoryReview
+          const store = yield* MemoryStore.MemoryStore
+          yield* host.addAgent({ id: "ada", name: "Ada", mayWriteTeam: false })
+          yield* host.bind("chat-1", "ada")
+          yield* host.append("chat-1", { seq: 7, who: "user", text: "I prefer dark mode" })
+          yield* withClient(
+            (sql) => sql`ALTER TABLE ${sql(table)} ADD CONSTRAINT ${sql("refused")} CHECK (part <> 'lastReviews')`
+          )
+          const failed = yield* review.reviewNow("chat-1")
+          assert.strictEqual(failed._tag, "Failed")
+          assert.deepStrictEqual(failed.changes.added, [])
+          assert.match(failed._tag === "Failed" ? failed.reason : "", /violates check constraint "refused"/)
+          assert.deepStrictEqual(entryTexts(yield* store.load(own)), [])
+          assert.deepStrictEqual(yield* store.journal(), [])
+          yield* withClient((sql) => sql`ALTER TABLE ${sql(table)} DROP CONSTRAINT ${sql("refused")}`)
+          const reviewed = yield* review.reviewNow("chat-1")
+          assert.deepStrictEqual([reviewed._tag, reviewed.cursor], ["Reviewed", 7])
+          assert.deepStrictEqual(entryTexts(yield* store.load(own)), ["The user prefers dark mode"])
+          assert.strictEqual((yield* store.journal()).length, 1)
+          assert.deepStrictEqual(yield* (yield* ReviewState.ReviewState).lastReview("ada"), {
+            at: noon,
+            ok: true,
+            reason: null
+          })
+        }).pipe(Effect.provide(layer))
+      })
   )
 
   it.effect("a review state row that is not one fails the read naming the table, and is left as it is", () =>

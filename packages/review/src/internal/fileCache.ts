@@ -29,6 +29,12 @@ export const fineWindow = 100
 /** How much older than its reading a file's change time `mtime` must be for its stamp to be trusted. */
 const windowOf = (mtime: number) => (Number.isInteger(mtime) ? racyWindow : fineWindow)
 
+/**
+ * A stamp no file has: an entry with it is never fresh, so its file is read again, but its text is there to compare
+ * (`last`), and a text found the same is not parsed again (for a file this process has just written).
+ */
+export const noStamp: Stamp = { size: -1, mtime: 0, ino: undefined }
+
 const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtime === b.mtime && a.ino === b.ino
 
 /** Whether what was read at `read.readAt`, with its stamp then, still stands for a file whose stamp is `stamp` now. */

@@ -4,8 +4,10 @@
  * `stateFile.ts` for the review state and `fileCache.ts` for the parsed files kept while unchanged.
  *
  * A commit checks that the lock is still its own and that the journal can be appended before anything is replaced,
- * writes every new file to a flushed temporary file, appends all its journal lines in one write, and only then renames
- * the files into place; a failure on the way leaves every file as it was and the journal as long as it was.
+ * writes every new file (and the review state, when the commit changes it) to a flushed temporary file, appends all its
+ * journal lines in one write, and only then renames the files into place; a failure on the way leaves every file and
+ * the state as they were and the journal as long as it was. A file it wrote keeps the parse its writer gave, so reading
+ * the same text again parses nothing.
  * Leftovers of killed writers (temporary files, stale locks set aside) are removed under the lock once they are
  * provably abandoned: their writer ran on this host and is gone, or they are older than a lease before the lock was
  * taken.
@@ -25,7 +27,7 @@ import {
   Text,
   WriteFailed
 } from "@mneme/core"
-import { Clock, Context, Effect, FileSystem, Option, Path, Random, Result, Schema } from "effect"
+import { Clock, Context, Effect, Exit, FileSystem, Option, Path, Random, Result, Schema } from "effect"
 import * as Lifetime from "effect/Scope"
 import {
   type Actor,
@@ -39,6 +41,7 @@ import {
   type JournalRecord,
   type MemoryRoot,
   type ReviewStateDocument,
+  type StateChange,
   type StoredFile,
   type StoredScope,
   type Unreadable,
@@ -113,7 +116,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const rootNow = Effect.gen(function* () {
     const seen = rootSeen
     if (seen !== undefined) {
-      const [rootStat, folderStat] = yield* platform.lstatAll([root, seen.real])
+      // A root that is its own real path is looked at once.
+      const [rootStat, folderStat = rootStat] = yield* platform.lstatAll(
+        seen.real === root ? [root] : [root, seen.real]
+      )
       if (sameThing(seen.root, rootStat) && sameThing(seen.folder, folderStat)) return seen.real
       rootSeen = undefined
     }
@@ -260,24 +266,26 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   /**
-   * A scope's files as they are in its folder `dir`; the names in the folder too (for the leftovers), and the text of
-   * each file read into `texts` (by absolute path).
+   * A scope's files as they are in its folder `dir` (MEMORY.md and only the topics among `only`, when given); the names
+   * in the folder too (for the leftovers), and the text of each file read into `texts` (by absolute path).
    */
   const readScope = Effect.fnUntraced(function* (
     real: string | undefined,
     scope: Scope.Scope,
     dir: string,
-    texts: Map<string, string> = new Map()
+    texts: Map<string, string> = new Map(),
+    only?: ReadonlyArray<string>
   ) {
     if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     const folder = yield* Paths.resolve(looker, real, dir)
     if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: dir }))
     const names = yield* platform.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
+    const wanted = only === undefined ? undefined : new Set(only)
     const topics = names
       .flatMap((name) => {
         const topic = Paths.topicOfName(name)
-        return typeof topic === "string" ? [topic] : []
+        return typeof topic === "string" && (wanted === undefined || wanted.has(topic)) ? [topic] : []
       })
       .sort()
     const now = yield* Clock.currentTimeMillis
@@ -333,6 +341,104 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         return (yield* readScope(real, scope, legacy ?? dir)).stored
       })
     ).pipe(Effect.withSpan("MemoryRoot.read"))
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // Reading the review state
+
+  /**
+   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8) and what it
+   * held (trusted as the files are; a text read again and found the same is not decoded again).
+   */
+  let stateRead:
+    | (Paths.Stamp & { readonly readAt: number; readonly text: string | undefined; readonly found: StateFile.Read })
+    | undefined
+
+  /**
+   * Keeps the state this writer has just written as `text`: the file is read again next time (a stamp no file has),
+   * and its text, found the same, is not decoded again.
+   */
+  const stateWritten = (text: string, state: ReviewStateDocument) => {
+    stateRead = { ...FileCache.noStamp, readAt: 0, text, found: { _tag: "State", state } }
+  }
+
+  /**
+   * The state file in the root whose real path is `real`: where it is, what it holds or why it cannot be used
+   * (`found` is `undefined` where there is none), and its text (`undefined` where there is none or it is not UTF-8).
+   */
+  const stateNow = Effect.fnUntraced(function* (real: string) {
+    const { absolute, info } = yield* Paths.resolve(looker, real, StateFile.stateName)
+    if (info === undefined) return { absolute, found: undefined, text: undefined }
+    if (info.type !== "File") {
+      return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
+    }
+    const stamp = Paths.stampOf(info)
+    const read =
+      stateRead !== undefined && FileCache.trusted(stateRead, stamp)
+        ? stateRead
+        : yield* Effect.gen(function* () {
+            const readAt = yield* Clock.currentTimeMillis
+            const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+            if (bytes === undefined) return undefined
+            const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+            const text = decoded._tag === "Success" ? decoded.success : undefined
+            const found: StateFile.Read =
+              text === undefined
+                ? { _tag: "Damaged", detail: "it is not UTF-8 text" }
+                : stateRead !== undefined && stateRead.text === text
+                  ? stateRead.found
+                  : StateFile.decode(text)
+            stateRead = { ...stamp, readAt, text, found }
+            return stateRead
+          })
+    if (read?.found._tag === "Newer") {
+      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: read.found.version }))
+    }
+    return { absolute, found: read?.found, text: read?.text }
+  })
+
+  /**
+   * Under the lock: the state, after keeping a damaged file aside (with one warning); where the state file is, and its
+   * text (`undefined` when there is no file there now).
+   */
+  const stateHeld = Effect.fnUntraced(function* (real: string) {
+    const now = yield* stateNow(real)
+    if (now.found === undefined) return { state: emptyState, absolute: now.absolute, text: undefined }
+    if (now.found._tag === "State") return { state: now.found.state, absolute: now.absolute, text: now.text }
+    const dir = path.dirname(now.absolute)
+    const stamp = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
+    // A name no earlier damaged file has, so none is ever replaced.
+    const free = (n: number): Effect.Effect<string, StorageError> => {
+      const name = n === 1 ? stamp : `${stamp}-${n}`
+      return fs.exists(path.join(dir, name)).pipe(
+        Effect.mapError(writeFailed(StateFile.stateName)),
+        Effect.flatMap((taken) => (taken ? free(n + 1) : Effect.succeed(name)))
+      )
+    }
+    const aside = yield* free(1)
+    yield* fs.rename(now.absolute, path.join(dir, aside)).pipe(Effect.mapError(writeFailed(StateFile.stateName)))
+    const detail = now.found._tag === "Damaged" ? now.found.detail : ""
+    yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
+    return { state: emptyState, absolute: now.absolute, text: undefined }
+  })
+
+  /** A change of the state to write: the new state, its text, where the file is and what it holds now. */
+  interface StateWrite {
+    readonly next: ReviewStateDocument
+    readonly text: string
+    readonly absolute: string
+    readonly old: string | undefined
+  }
+
+  /** Under the lock: what `change` makes of the state, `undefined` when it changes nothing. */
+  const stateChanged = Effect.fnUntraced(function* (
+    real: string,
+    change: StateChange
+  ): Effect.fn.Return<StateWrite | undefined, StorageError, FileSystem.FileSystem | Path.Path> {
+    const held = yield* stateHeld(real)
+    const next = change(held.state)
+    if (next === held.state) return undefined
+    return { next, text: StateFile.encode(next), absolute: held.absolute, old: held.text }
+  })
 
   // -------------------------------------------------------------------------------------------------------------------
   // Writing
@@ -524,12 +630,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     readonly texts: Map<string, string>
   }
 
-  /** A file a commit replaces or removes: where it is, what it held, and its new text written aside. */
+  /** A file a commit replaces or removes: where it is, what it held (text or bytes), and its new text written aside. */
   interface Target {
     readonly write: FileWrite
     readonly index: number
     readonly absolute: string
-    readonly old: Uint8Array | undefined
+    readonly old: string | Uint8Array | undefined
     readonly temporary: string | undefined
   }
 
@@ -553,13 +659,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     held: RootLock.Held,
     seen: Seen,
     writes: ReadonlyArray<FileWrite>,
-    records: ReadonlyArray<JournalRecord>
+    records: ReadonlyArray<JournalRecord>,
+    change: StateChange | undefined
   ) {
-    if (writes.length === 0 && records.length === 0) return
+    if (writes.length === 0 && records.length === 0 && change === undefined) return
     const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
-    const text = lines.length === 0 ? "" : yield* Journal.encode(lines)
     yield* withJournal(real, (journal) =>
       Effect.gen(function* () {
+        /** The state's change, once read (under the lock, with the files). */
+        let state: StateWrite | undefined = undefined
         const targets: Array<Target> = []
         const written: Array<Target> = []
         const made = nothingMade()
@@ -597,7 +705,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
             info === undefined
               ? undefined
               : read !== undefined
-                ? encodeText(read)
+                ? read
                 : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
           const temporary =
             write.content === undefined
@@ -605,9 +713,22 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
           targets.push({ write, index, absolute, old, temporary })
         })
+        // The state file, after the memory files: its new text written aside as theirs are, where it changes.
+        const stateTarget = Effect.gen(function* () {
+          if (change === undefined) return
+          const changed = yield* stateChanged(real, change)
+          state = changed
+          if (changed === undefined) return
+          const write = { file: StateFile.stateName, content: changed.text }
+          const temporary = yield* writeTemporary(changed.absolute, write.file, changed.text, yield* temporarySuffix)
+          targets.push({ write, index: writes.length, absolute: changed.absolute, old: changed.old, temporary })
+        })
         const prepare = Effect.andThen(
           makeNeeded,
-          Effect.forEach(writes, target, { concurrency: "unbounded", discard: true })
+          Effect.all([Effect.forEach(writes, target, { concurrency: "unbounded", discard: true }), stateTarget], {
+            concurrency: "unbounded",
+            discard: true
+          })
         ).pipe(Effect.andThen(Effect.sync(() => targets.sort((a, b) => a.index - b.index))))
         const removeTemporaries = Effect.forEach(
           targets,
@@ -642,12 +763,16 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         yield* Effect.gen(function* () {
           // The files are written aside while the lock is checked and the journal appended: nothing is in place
           // until every part is, and nothing is appended unless the lock is still this writer's.
+          // The journal is opened first: its appending, and the flush that ends it, wait behind no temporary file.
           yield* Effect.all(
             [
-              prepare,
               lines.length === 0
                 ? held.check
-                : Effect.andThen(Effect.all([held.check, journal.open], { concurrency: 2 }), journal.append(text))
+                : Effect.andThen(
+                    Effect.all([held.check, journal.open], { concurrency: 2 }),
+                    Effect.flatMap(Journal.encode(lines), journal.append)
+                  ),
+              prepare
             ],
             {
               concurrency: 2,
@@ -655,21 +780,44 @@ export const make = Effect.fnUntraced(function* (options: Options) {
             }
           ).pipe(Effect.onError(() => journal.undo))
           yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
+          const landed = state
+          if (landed !== undefined) stateWritten(landed.text, landed.next)
         }).pipe(
           Effect.ensuring(removeTemporaries),
           // A refused change takes away the folders and id records it made for its files (after their temporaries).
           Effect.onError(() => unmake(made)),
-          Effect.ensuring(Effect.sync(() => targets.forEach((target) => cache.drop(target.absolute))))
+          // A file written keeps the parse its writer gave (its text is read again, and parsed only if it changed).
+          Effect.onExit((exit) =>
+            Effect.sync(() =>
+              targets.forEach(({ absolute, write: { content, parsed } }) => {
+                if (Exit.isSuccess(exit) && content !== undefined && parsed !== undefined) {
+                  cache.set(absolute, {
+                    ...FileCache.noStamp,
+                    readAt: 0,
+                    text: content,
+                    parsed,
+                    chars: Text.length(content)
+                  })
+                } else cache.drop(absolute)
+              })
+            )
+          )
         )
       })
     )
   })
 
-  const writerRead = Effect.fnUntraced(function* (real: string, held: RootLock.Held, seen: Seen, scope: Scope.Scope) {
+  const writerRead = Effect.fnUntraced(function* (
+    real: string,
+    held: RootLock.Held,
+    seen: Seen,
+    scope: Scope.Scope,
+    topics: ReadonlyArray<string> | undefined
+  ) {
     const { dir, legacy } = yield* dirNow(real, scope)
     if (legacy !== undefined && scope.kind === "agent") yield* moveLegacy(real, legacy, dir, scope.agentId)
     if (scope.kind === "agent") seen.ids.set(dir, scope.agentId)
-    const { stored, names, folder } = yield* readScope(real, scope, dir, seen.texts)
+    const { stored, names, folder } = yield* readScope(real, scope, dir, seen.texts, topics)
     if (folder !== undefined) {
       seen.folders.set(dir, folder)
       yield* cleanLeftovers(folder, names, held)
@@ -693,8 +841,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     hold((real, held) => {
       const seen: Seen = { ids: new Map(), folders: new Map(), texts: new Map() }
       return body({
-        read: (scope) => run(writerRead(real, held, seen, scope)),
-        commit: (writes, records) => run(commit(real, held, seen, writes, records))
+        read: (scope, topics) => run(writerRead(real, held, seen, scope, topics)),
+        commit: (writes, records, state) => run(commit(real, held, seen, writes, records, state))
       })
     }).pipe(Effect.withSpan("MemoryRoot.write"))
 
@@ -790,71 +938,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // The review state
 
-  /**
-   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8) and what it
-   * held (trusted as the files are; a text read again and found the same is not decoded again).
-   */
-  let stateRead:
-    | (Paths.Stamp & { readonly readAt: number; readonly text: string | undefined; readonly found: StateFile.Read })
-    | undefined
-
-  /**
-   * The state file in the root whose real path is `real`: where it is, and what it holds or why it cannot be used
-   * (`found` is `undefined` where there is none).
-   */
-  const stateNow = Effect.fnUntraced(function* (real: string) {
-    const { absolute, info } = yield* Paths.resolve(looker, real, StateFile.stateName)
-    if (info === undefined) return { absolute, found: undefined }
-    if (info.type !== "File") {
-      return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
-    }
-    const stamp = Paths.stampOf(info)
-    const found: StateFile.Read | undefined =
-      stateRead !== undefined && FileCache.trusted(stateRead, stamp)
-        ? stateRead.found
-        : yield* Effect.gen(function* () {
-            const readAt = yield* Clock.currentTimeMillis
-            const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
-            if (bytes === undefined) return undefined
-            const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
-            const text = decoded._tag === "Success" ? decoded.success : undefined
-            const read: StateFile.Read =
-              text === undefined
-                ? { _tag: "Damaged", detail: "it is not UTF-8 text" }
-                : stateRead !== undefined && stateRead.text === text
-                  ? stateRead.found
-                  : StateFile.decode(text)
-            stateRead = { ...stamp, readAt, text, found: read }
-            return read
-          })
-    if (found?._tag === "Newer") {
-      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
-    }
-    return { absolute, found }
-  })
-
-  /** Under the lock: the state, after keeping a damaged file aside (with one warning); where the state file is. */
-  const stateHeld = Effect.fnUntraced(function* (real: string) {
-    const now = yield* stateNow(real)
-    if (now.found === undefined) return { state: emptyState, absolute: now.absolute }
-    if (now.found._tag === "State") return { state: now.found.state, absolute: now.absolute }
-    const dir = path.dirname(now.absolute)
-    const stamp = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
-    // A name no earlier damaged file has, so none is ever replaced.
-    const free = (n: number): Effect.Effect<string, StorageError> => {
-      const name = n === 1 ? stamp : `${stamp}-${n}`
-      return fs.exists(path.join(dir, name)).pipe(
-        Effect.mapError(writeFailed(StateFile.stateName)),
-        Effect.flatMap((taken) => (taken ? free(n + 1) : Effect.succeed(name)))
-      )
-    }
-    const aside = yield* free(1)
-    yield* fs.rename(now.absolute, path.join(dir, aside)).pipe(Effect.mapError(writeFailed(StateFile.stateName)))
-    const detail = now.found._tag === "Damaged" ? now.found.detail : ""
-    yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
-    return { state: emptyState, absolute: now.absolute }
-  })
-
   const readState: Effect.Effect<ReviewStateDocument, StorageError> = run(
     Effect.gen(function* () {
       const real = yield* rootNow
@@ -871,14 +954,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     Effect.withSpan("MemoryRoot.readState")
   )
 
-  const updateState = (change: (state: ReviewStateDocument) => ReviewStateDocument) =>
+  const updateState = (change: StateChange) =>
     hold((real, held) =>
       run(
         Effect.gen(function* () {
-          const { state, absolute } = yield* stateHeld(real)
-          const next = change(state)
-          if (next === state) return
-          yield* writeAtomic(absolute, StateFile.stateName, StateFile.encode(next), yield* temporarySuffix, held.check)
+          const changed = yield* stateChanged(real, change)
+          if (changed === undefined) return
+          const { absolute, next, text } = changed
+          yield* writeAtomic(absolute, StateFile.stateName, text, yield* temporarySuffix, held.check)
+          stateWritten(text, next)
         })
       )
     ).pipe(Effect.withSpan("MemoryRoot.updateState"))

@@ -3,7 +3,8 @@
  * entries the review listed (a numbered edit or remove acts on exactly that entry: its scope, its topic and its real
  * text, with `exact` matching), applied in order under one hold of the writer, and each result read back into what
  * landed. A change whose entry has gone or that is not allowed is skipped with a warning; any other failure is
- * remembered while the rest are tried, and then fails the review.
+ * remembered while the rest are tried, and then fails the review. The review's record can be made in the batch's
+ * commit, where the answer lands whole.
  */
 import {
   type Answer,
@@ -21,7 +22,7 @@ import {
 } from "@mneme/core"
 import { Effect, Result } from "effect"
 import type { AgentInfo } from "../Agents.ts"
-import type { StoredScope } from "../MemoryRoot.ts"
+import type { StateChange, StoredScope } from "../MemoryRoot.ts"
 import type { MemoryStore } from "../MemoryStore.ts"
 import {
   type Applied,
@@ -174,6 +175,12 @@ const skipped = (change: Answer.Change, error: NoMatch | Denied, settings: Lines
   reason: Lines.mask(error.message, settings)
 })
 
+/** Whether a result of the store's batch fails the review (a skip does not). */
+const failsReview = (
+  result: Result.Result<MemoryEdit.Outcome, ApplyFailure | NoMatch | Denied>
+): result is Result.Failure<MemoryEdit.Outcome, ApplyFailure> =>
+  Result.isFailure(result) && result.failure._tag !== "NoMatch" && result.failure._tag !== "Denied"
+
 /** What the results of the store's batch (one per planned change sent, in order) come to. */
 const tally = (
   planned: ReadonlyArray<Planned>,
@@ -187,10 +194,7 @@ const tally = (
   })
   const failed = sent.flatMap((p, i): ReadonlyArray<FailedChange> => {
     const result = results[i]
-    return result !== undefined &&
-      Result.isFailure(result) &&
-      result.failure._tag !== "NoMatch" &&
-      result.failure._tag !== "Denied"
+    return result !== undefined && failsReview(result)
       ? [{ change: p.change, error: result.failure, reason: Lines.mask(result.failure.message, settings) }]
       : []
   })
@@ -223,14 +227,24 @@ const tally = (
   }
 }
 
-/** Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip. */
+/**
+ * Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip.
+ * With `record`, the review state is changed so in the batch's commit where no change fails the review: the answer
+ * and the record land together, or neither does.
+ */
 export const apply = Effect.fnUntraced(function* (
   store: MemoryStore["Service"],
   planned: ReadonlyArray<Planned>,
-  settings: Lines.CutSettings
+  settings: Lines.CutSettings,
+  record?: StateChange
 ) {
   const batch = planned.flatMap((p) => (p._tag === "Store" ? [p.input] : []))
-  const results = batch.length === 0 ? [] : yield* store.apply(batch)
+  const results =
+    record !== undefined
+      ? yield* store.apply(batch, (state, results) => (results.some(failsReview) ? state : record(state)))
+      : batch.length === 0
+        ? []
+        : yield* store.apply(batch)
   const done = tally(planned, results, settings)
   yield* Effect.forEach(
     done.changes.skipped,

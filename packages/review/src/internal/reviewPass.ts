@@ -1,7 +1,8 @@
 /**
  * One pass of a review over the new lines (SPEC 4.3–4.4): read both scopes, choose what to show, ask the model,
  * parse and vet its answer, and apply it as one batch. A pass gives back what it did as a value; a pass that fails
- * says why, how far it got, and what of its answer landed before it failed.
+ * says why, how far it got, and what of its answer landed before it failed. The pass no other can follow makes the
+ * review's record in its batch's commit.
  */
 import {
   Answer,
@@ -17,8 +18,9 @@ import {
   type UnlistedEntry,
   Vet
 } from "@mneme/core"
-import { Data, Effect, Metric } from "effect"
+import { Clock, Data, Effect, Metric } from "effect"
 import type { Agents, AgentInfo } from "../Agents.ts"
+import type { StateChange } from "../MemoryRoot.ts"
 import type { MemoryStore, ScopeView } from "../MemoryStore.ts"
 import type { ReviewModel } from "../ReviewModel.ts"
 import { type Changes, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
@@ -44,13 +46,25 @@ export interface Input {
   readonly group?: Prompt.Group | undefined
   /** The first pass of a review warns of odd files; the passes after it see the same files. */
   readonly first: boolean
+  /**
+   * The review's record for a review ending at `at` (`ReviewState.recordInCommit`): made in the commit of this pass's
+   * batch when no other pass can follow it and its answer lands whole; `undefined` (or giving `undefined`) leaves it to
+   * the review.
+   */
+  readonly record?: ((at: number) => StateChange | undefined) | undefined
+  /** Whether another pass may follow this one (when its answer is at the cap and changes something). */
+  readonly mayFollow: boolean
 }
 
-/** What a pass did: what landed, whether anything changed, and whether its answer was at the cap. */
+/**
+ * What a pass did: what landed, whether anything changed, whether its answer was at the cap, and whether it made the
+ * review's record.
+ */
 export interface Passed {
   readonly changes: Changes
   readonly changed: boolean
   readonly atCap: boolean
+  readonly recorded: boolean
 }
 
 /**
@@ -156,10 +170,11 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
     },
     vetted.apply
   )
-  const done = yield* Apply.apply(services.store, planned, services.settings).pipe(
+  const record = vetted.atCap && input.mayFollow ? undefined : input.record?.(yield* Clock.currentTimeMillis)
+  const done = yield* Apply.apply(services.store, planned, services.settings, record).pipe(
     Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
   )
   const changes = { ...done.changes, leftOut: vetting.leftOut, secretsDropped: vetting.secretsDropped }
   if (done.failure !== undefined) return yield* new PassFailed({ error: done.failure, stage: "apply", changes })
-  return { changes, changed: done.changed, atCap: vetted.atCap } satisfies Passed
+  return { changes, changed: done.changed, atCap: vetted.atCap, recorded: record !== undefined } satisfies Passed
 })

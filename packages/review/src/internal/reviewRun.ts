@@ -84,10 +84,11 @@ const common = (conversationId: string, where: Where, progress: Progress, moreFo
   moreFollow
 })
 
-/** How the passes ended: what they did, and whether the agent was deleted meanwhile. */
+/** How the passes ended: what they did, whether the agent was deleted meanwhile, and whether the last made the record. */
 interface Ended {
   readonly progress: Progress
   readonly gone: boolean
+  readonly recorded: boolean
 }
 
 /**
@@ -96,11 +97,15 @@ interface Ended {
  */
 const passes = (
   services: Services,
-  input: Omit<Pass.Input, "first">,
+  input: Omit<Pass.Input, "first" | "mayFollow">,
   where: Where,
   done: Progress
 ): Effect.Effect<Ended, Halt> =>
-  Pass.pass(services, { ...input, first: done.passes === 0 }).pipe(
+  Pass.pass(services, {
+    ...input,
+    first: done.passes === 0,
+    mayFollow: done.passes < services.settings.extraPassesMax
+  }).pipe(
     Effect.catchTags({
       PassFailed: (failed) =>
         Effect.fail(
@@ -118,11 +123,13 @@ const passes = (
     }),
     Effect.flatMap((passed): Effect.Effect<Ended, Halt> => {
       const modelCalls = done.modelCalls + 1
-      if (passed === undefined) return Effect.succeed({ progress: { ...done, modelCalls }, gone: true })
+      if (passed === undefined) {
+        return Effect.succeed({ progress: { ...done, modelCalls }, gone: true, recorded: false })
+      }
       const next = { passes: done.passes + 1, modelCalls, changes: combine(done.changes, passed.changes) }
       return passed.changed && passed.atCap && done.passes < services.settings.extraPassesMax
         ? passes(services, input, where, next)
-        : Effect.succeed({ progress: next, gone: false })
+        : Effect.succeed({ progress: next, gone: false, recorded: passed.recorded })
     })
   )
 
@@ -196,13 +203,22 @@ const attempt = Effect.fnUntraced(function* (
     member === undefined
       ? { context: plan.context, lines: plan.lines }
       : yield* asMember(services, conversationId, member, plan).pipe(halt(asking))
-  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor }
+  // The review's record is made with the last pass's batch, in one commit, where the state allows it (see
+  // `ReviewState.recordInCommit`); else by `recordReview` once the passes are done.
+  const recordInCommit = state.recordInCommit
+  const record =
+    recordInCommit === undefined
+      ? undefined
+      : (at: number) => recordInCommit(key, plan.last, agentId, { at, ok: true, reason: null })
+  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, record }
   const ended = yield* passes(services, input, asking, nothingYet)
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
-  const ending = yield* Clock.currentTimeMillis
-  yield* state
-    .recordReview(key, plan.last, agentId, { at: ending, ok: true, reason: null })
-    .pipe(halt(asking, ended.progress))
+  if (!ended.recorded) {
+    const ending = yield* Clock.currentTimeMillis
+    yield* state
+      .recordReview(key, plan.last, agentId, { at: ending, ok: true, reason: null })
+      .pipe(halt(asking, ended.progress))
+  }
   const done: Where = { ...asking, cursor: plan.last }
   yield* tracker.succeeded(key).pipe(halt(done, ended.progress))
   return { _tag: "Reviewed", ...common(conversationId, done, ended.progress, plan.moreFollow) }

@@ -6,8 +6,9 @@
  * One writer per root, across processes: every change is one transaction that first takes the root's advisory lock
  * (`pg_advisory_xact_lock`, held until the transaction ends, let go by Postgres when a writer's connection dies), and
  * in the process one writer at a time waits for it. A writer reads under the lock, so a replica that waited re-plans
- * against what the other wrote. A commit writes its files and its journal lines in one savepoint of that transaction:
- * all of them, or none. A lock busy for longer than `wait` fails with `Busy`, naming its holder.
+ * against what the other wrote. A commit writes its files, its journal lines and the change of the review state it
+ * carries in one savepoint of that transaction: all of them, or none. A lock busy for longer than `wait` fails with
+ * `Busy`, naming its holder.
  */
 import {
   Busy,
@@ -207,6 +208,13 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
 
   const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(Paths.fileOf(dir, undefined))
 
+  /** Keeps `parsed` as the parse of `file`, the least recently kept dropped past the limit. */
+  const keep = (file: string, parsed: Parsed) => {
+    cache.delete(file)
+    cache.set(file, parsed)
+    if (cache.size > cacheLimit) cache.delete(cache.keys().next().value!)
+  }
+
   /** The file `file` with the text `text`, parsed again only when its text changed since it was last read. */
   const storedOf = (file: string, topic: string | undefined, text: string): StoredFile => {
     const last = cache.get(file)
@@ -214,17 +222,19 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
       last !== undefined && last.text === text
         ? last
         : { text, parsed: MemoryFile.parse(text), chars: Text.length(text) }
-    cache.delete(file)
-    cache.set(file, parsed)
-    if (cache.size > cacheLimit) cache.delete(cache.keys().next().value!)
+    keep(file, parsed)
     return { file, topic, exists: true, parsed: parsed.parsed, size: parsed.chars }
   }
 
-  /** The scope's files as they are now: MEMORY.md first (empty when missing), then its topics by name. */
-  const readScope = (scope: Scope.Scope): Effect.Effect<StoredScope, StorageError> => {
+  /**
+   * The scope's files as they are now: MEMORY.md first (empty when missing), then its topics by name (only those among
+   * `only`, when given).
+   */
+  const readScope = (scope: Scope.Scope, only?: ReadonlyArray<string>): Effect.Effect<StoredScope, StorageError> => {
     const dir = Paths.scopeDir(hash, scope)
+    const which = only === undefined ? sql`` : sql`AND topic IN ${sql.in(["", ...only])}`
     return sql<{ readonly topic: string; readonly content: string }>`
-      SELECT topic, content FROM ${files} WHERE scope = ${dir}`.pipe(
+      SELECT topic, content FROM ${files} WHERE scope = ${dir} ${which}`.pipe(
       Effect.map((rows): StoredScope => {
         const memory = rows.find((row) => row.topic === "")
         const topics = rows.filter((row) => row.topic !== "").toSorted((a, b) => (a.topic < b.topic ? -1 : 1))
@@ -245,6 +255,38 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   }
 
   const read = (scope: Scope.Scope) => readScope(scope).pipe(Effect.withSpan("MemoryRoot.read"))
+
+  // -------------------------------------------------------------------------------------------------------------------
+  // Reading and changing the review state
+
+  const stateShown = `${schema}.review_state`
+
+  const readState = sql<ReviewRows.Row>`SELECT part, key, value FROM ${stateTable}`.pipe(
+    Effect.mapError(readFailed(stateShown)),
+    Effect.flatMap((rows) =>
+      ReviewRows.stateOf(rows).pipe(
+        Effect.mapError((error) => storageError(new ReadFailed({ file: stateShown, detail: error.message })))
+      )
+    ),
+    Effect.withSpan("MemoryRoot.readState")
+  )
+
+  /** Changes the review state by `change` under the writer's lock: the rows it changes, in the writer's transaction. */
+  const changeState = (change: MemoryRoot.StateChange) =>
+    Effect.gen(function* () {
+      const state = yield* readState
+      const next = change(state)
+      if (next === state) return
+      const { deleted, written } = ReviewRows.changes(state, next)
+      for (const row of deleted) {
+        yield* sql`DELETE FROM ${stateTable} WHERE part = ${row.part} AND key = ${row.key}`
+      }
+      if (Arr.isReadonlyArrayNonEmpty(written)) {
+        yield* sql`INSERT INTO ${stateTable} ${sql.insert(
+          Arr.map(written, (row) => ({ part: row.part, key: row.key, value: sql.json(row.value) }))
+        )} ON CONFLICT (part, key) DO UPDATE SET value = EXCLUDED.value`
+      }
+    }).pipe(Effect.catchIf(SqlError.isSqlError, writeFailed(stateShown)))
 
   // -------------------------------------------------------------------------------------------------------------------
   // Writing
@@ -303,23 +345,35 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     return statement.pipe(Effect.asVoid, Effect.mapError(writeFailed(write.file)))
   }
 
-  /** One change, in a savepoint of the writer's transaction: every file and every journal line, or nothing. */
+  /**
+   * One change, in a savepoint of the writer's transaction: every file, every journal line and the change of the review
+   * state, or nothing. A file written keeps the parse its writer gave (a read of the same text parses nothing).
+   */
   const commit = (
     agents: ReadonlyMap<string, string>,
     writes: ReadonlyArray<MemoryRoot.FileWrite>,
-    records: ReadonlyArray<JournalRecord>
+    records: ReadonlyArray<JournalRecord>,
+    state: MemoryRoot.StateChange | undefined
   ) =>
     Effect.gen(function* () {
-      if (writes.length === 0 && records.length === 0) return
+      if (writes.length === 0 && records.length === 0 && state === undefined) return
       const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
       yield* sql
         .withTransaction(
-          Effect.andThen(
-            Effect.forEach(writes, (write) => writeFile(write, agents), { discard: true }),
-            append(lines)
+          Effect.all(
+            [
+              Effect.forEach(writes, (write) => writeFile(write, agents), { discard: true }),
+              append(lines),
+              state === undefined ? Effect.void : changeState(state)
+            ],
+            { discard: true }
           )
         )
         .pipe(Effect.catchIf(SqlError.isSqlError, writeFailed(root)))
+      for (const { file, content, parsed } of writes) {
+        if (content !== undefined && parsed !== undefined)
+          keep(file, { text: content, parsed, chars: Text.length(content) })
+      }
     })
 
   const write = <A, E, R>(
@@ -330,11 +384,11 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
         // The agent of each scope this writer read, recorded on the rows it writes there.
         const agents = new Map<string, string>()
         return body({
-          read: (scope) => {
+          read: (scope, topics) => {
             if (scope.kind === "agent") agents.set(Paths.scopeDir(hash, scope), scope.agentId)
-            return readScope(scope)
+            return readScope(scope, topics)
           },
-          commit: (writes, records) => commit(agents, writes, records)
+          commit: (writes, records, state) => commit(agents, writes, records, state)
         })
       })
     ).pipe(Effect.withSpan("MemoryRoot.write"))
@@ -409,35 +463,8 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   // -------------------------------------------------------------------------------------------------------------------
   // The review state
 
-  const stateShown = `${schema}.review_state`
-
-  const readState = sql<ReviewRows.Row>`SELECT part, key, value FROM ${stateTable}`.pipe(
-    Effect.mapError(readFailed(stateShown)),
-    Effect.flatMap((rows) =>
-      ReviewRows.stateOf(rows).pipe(
-        Effect.mapError((error) => storageError(new ReadFailed({ file: stateShown, detail: error.message })))
-      )
-    ),
-    Effect.withSpan("MemoryRoot.readState")
-  )
-
-  const updateState = (change: (state: MemoryRoot.ReviewStateDocument) => MemoryRoot.ReviewStateDocument) =>
-    hold(
-      Effect.gen(function* () {
-        const state = yield* readState
-        const next = change(state)
-        if (next === state) return
-        const { deleted, written } = ReviewRows.changes(state, next)
-        for (const row of deleted) {
-          yield* sql`DELETE FROM ${stateTable} WHERE part = ${row.part} AND key = ${row.key}`
-        }
-        if (Arr.isReadonlyArrayNonEmpty(written)) {
-          yield* sql`INSERT INTO ${stateTable} ${sql.insert(
-            Arr.map(written, (row) => ({ part: row.part, key: row.key, value: sql.json(row.value) }))
-          )} ON CONFLICT (part, key) DO UPDATE SET value = EXCLUDED.value`
-        }
-      }).pipe(Effect.catchIf(SqlError.isSqlError, writeFailed(stateShown)))
-    ).pipe(Effect.withSpan("MemoryRoot.updateState"))
+  const updateState = (change: MemoryRoot.StateChange) =>
+    hold(changeState(change)).pipe(Effect.withSpan("MemoryRoot.updateState"))
 
   // -------------------------------------------------------------------------------------------------------------------
   // The schema
