@@ -71,39 +71,63 @@ const firstFold = (text: string): number => {
   return -1
 }
 
-/** `text` as detection reads it. */
+/** Units a string is made from at a time by `fromUnits`: few enough to pass as arguments. */
+const unitsPerString = 8_192
+
+/** The string of the first `size` units of `units`, made a few thousand at a time. */
+const fromUnits = (units: Uint16Array, size: number): string => {
+  const pieces: Array<string> = []
+  for (let at = 0; at < size; at += unitsPerString) {
+    pieces.push(String.fromCharCode.apply(null, units.subarray(at, Math.min(size, at + unitsPerString)) as never))
+  }
+  return pieces.join("")
+}
+
+/**
+ * `text` as detection reads it. The view is written unit by unit into one buffer, each with its origin: a text that
+ * folds at every character (full-width digits between invisible marks) makes no string or array entry per character,
+ * which made its time grow faster than its size.
+ */
 export const of = (text: string): View => {
   const first = firstFold(text)
   if (first < 0) return { text, origin: undefined }
+  let units = new Uint16Array(text.length + 16)
   let origin = new Int32Array(text.length + 16)
   let size = 0
-  const map = (count: number, from: number) => {
-    if (size + count >= origin.length) {
-      const grown = new Int32Array(Math.max(origin.length * 2, size + count + 1))
-      grown.set(origin)
-      origin = grown
-    }
-    for (let k = 0; k < count; k++) origin[size++] = from
+  /** Room for `count` more units (a fold can be longer than what it folds: `㎖` is `ml`). */
+  const room = (count: number) => {
+    if (size + count <= units.length) return
+    const length = Math.max(units.length * 2, size + count)
+    const grownUnits = new Uint16Array(length)
+    grownUnits.set(units.subarray(0, size))
+    units = grownUnits
+    const grownOrigin = new Int32Array(length)
+    grownOrigin.set(origin.subarray(0, size))
+    origin = grownOrigin
   }
-  for (let j = 0; j < first; j++) origin[size++] = j
-  const parts: Array<string> = []
-  let kept = 0 // where the stretch of text read as itself, not yet in `parts`, starts
+  for (let j = 0; j < first; j++) {
+    const unit = text.charCodeAt(j)
+    units[size] = unit
+    // The second unit of a surrogate pair comes from where the pair starts.
+    const low = unit >= 0xdc00 && unit <= 0xdfff && j > 0 && (text.charCodeAt(j - 1) & 0xfc00) === 0xd800
+    origin[size++] = low ? j - 1 : j
+  }
   let i = first
   while (i < text.length) {
     const codePoint = text.codePointAt(i)!
-    const units = codePoint > 0xffff ? 2 : 1
+    const length = codePoint > 0xffff ? 2 : 1
     const folded = foldOf(codePoint)
-    if (folded === undefined) {
-      map(units, i)
-    } else {
-      parts.push(text.slice(kept, i), folded)
-      map(folded.length, i)
-      kept = i + units
+    const from = folded ?? text
+    const at = folded === undefined ? i : 0
+    const count = folded === undefined ? length : folded.length
+    room(count)
+    for (let k = 0; k < count; k++) {
+      units[size] = from.charCodeAt(at + k)
+      origin[size++] = i
     }
-    i += units
+    i += length
   }
-  parts.push(text.slice(kept))
-  return { text: parts.join(""), origin: origin.subarray(0, size) }
+  return { text: fromUnits(units, size), origin: origin.subarray(0, size) }
 }
 
 /** The span of the original text that the view's units `[start, end)` came from: whole code points. */
