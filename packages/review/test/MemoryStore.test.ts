@@ -10,13 +10,14 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryConfig, Scope as Scopes, Text, Topic } from "@mneme/core"
 import { MemoryRoot, MemoryStore } from "@mneme/review"
-import { Effect, FileSystem, Path, Result, type Scope } from "effect"
+import { Effect, FileSystem, Layer, Path, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
 import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { failingServices, listing, tempRoot, warnings } from "./fixtures/kit.ts"
-import { storeLayer } from "./fixtures/store.ts"
+import { rootLayer, storeLayer } from "./fixtures/store.ts"
+import { concurrentAdds } from "./storeSuite.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
@@ -502,33 +503,7 @@ describe("one writer per root, across processes (the lock file)", () => {
   it.live("200 concurrent adds from separate fibers all land once each, and leave no temporary file or lock", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const texts = Array.from({ length: 200 }, (_, i) => `concurrent fact ${i}`)
-      const outcomes = yield* at(
-        root,
-        (store) =>
-          Effect.forEach(
-            texts,
-            (text, i) =>
-              store.add({
-                scope: i % 2 === 0 ? own : team,
-                topic: i % 4 < 2 ? undefined : `t${i % 7}`,
-                text,
-                actor: "t"
-              }),
-            { concurrency: "unbounded" }
-          ),
-        { memoryMax: 100_000 }
-      )
-      assert.isTrue(outcomes.every((outcome) => outcome.changed))
-      const kept = yield* at(root, (store) => Effect.all([store.load(own), store.load(team)]))
-      assert.deepStrictEqual(kept.flatMap(entryTexts).sort(), [...texts].sort())
-      const journal = yield* at(root, (store) => store.journal())
-      const entryLines = journal.filter((line) => !line.after?.startsWith("- [["))
-      assert.strictEqual(entryLines.length, 200)
-      assert.deepStrictEqual(
-        entryLines.map((line) => line.after?.replace(/ \[added: .*\]$/, "").slice(2)).sort(),
-        [...texts].sort()
-      )
+      yield* concurrentAdds(rootLayer(root).pipe(Layer.provide(NodeServices.layer)))
       assert.deepStrictEqual(
         (yield* listing(root)).filter((name) => name.includes(".tmp") || name.includes(".lock")),
         []

@@ -98,6 +98,41 @@ const withoutId = ({ id, ...line }: MemoryRoot.JournalLine) => {
   return line
 }
 
+/**
+ * 200 adds from separate fibers to `root` at once, half to the agent's scope and half to the team's, some to topics:
+ * each lands exactly once, with one journal line each (the one writer per root).
+ */
+export const concurrentAdds = <E>(root: Layer.Layer<MemoryRoot.MemoryRoot, E>) =>
+  Effect.gen(function* () {
+    const facts = Array.from({ length: 200 }, (_, i) => `concurrent fact ${i}`)
+    const outcomes = yield* at(
+      root,
+      (store) =>
+        Effect.forEach(
+          facts,
+          (text, i) =>
+            store.add({
+              scope: i % 2 === 0 ? own : team,
+              topic: i % 4 < 2 ? undefined : `t${i % 7}`,
+              text,
+              actor: "t"
+            }),
+          { concurrency: "unbounded" }
+        ),
+      { memoryMax: 100_000 }
+    )
+    assert.isTrue(outcomes.every((outcome) => outcome.changed))
+    const kept = yield* at(root, (store) => Effect.all([store.load(own), store.load(team)]))
+    assert.deepStrictEqual(kept.flatMap(entryTexts).sort(), [...facts].sort())
+    const journal = yield* at(root, (store) => store.journal())
+    const entryLines = journal.filter((line) => !line.after?.startsWith("- [["))
+    assert.strictEqual(entryLines.length, 200)
+    assert.deepStrictEqual(
+      entryLines.map((line) => line.after?.replace(/ \[added: .*\]$/, "").slice(2)).sort(),
+      [...facts].sort()
+    )
+  })
+
 /** The suite over `backend`. */
 export const storeSuite = (backend: Backend) =>
   describe(`the memory store over ${backend.name}`, () => {
@@ -1517,35 +1552,7 @@ export const storeSuite = (backend: Backend) =>
 
     describe("one writer per root", () => {
       live("200 concurrent adds from separate fibers all land, each exactly once, with 200 journal lines", (root) =>
-        Effect.gen(function* () {
-          const facts = Array.from({ length: 200 }, (_, i) => `concurrent fact ${i}`)
-          const outcomes = yield* at(
-            root,
-            (store) =>
-              Effect.forEach(
-                facts,
-                (text, i) =>
-                  store.add({
-                    scope: i % 2 === 0 ? own : team,
-                    topic: i % 4 < 2 ? undefined : `t${i % 7}`,
-                    text,
-                    actor: "t"
-                  }),
-                { concurrency: "unbounded" }
-              ),
-            { memoryMax: 100_000 }
-          )
-          assert.isTrue(outcomes.every((outcome) => outcome.changed))
-          const kept = yield* at(root, (store) => Effect.all([store.load(own), store.load(team)]))
-          assert.deepStrictEqual(kept.flatMap(entryTexts).sort(), [...facts].sort())
-          const journal = yield* at(root, (store) => store.journal())
-          const entryLines = journal.filter((line) => !line.after?.startsWith("- [["))
-          assert.strictEqual(entryLines.length, 200)
-          assert.deepStrictEqual(
-            entryLines.map((line) => line.after?.replace(/ \[added: .*\]$/, "").slice(2)).sort(),
-            [...facts].sort()
-          )
-        })
+        concurrentAdds(root)
       )
 
       live("store writes and review-state writes in one process run side by side without a deadlock", (root) =>
