@@ -9,8 +9,7 @@
  * `layer` is `MemoryReview` over the cluster, so a host's turn loop does not change; `entities` runs the entity on a
  * runner; `boundedModel` bounds the model calls in flight per runner, in place of one review at a time per host.
  */
-import { MemoryConfig } from "@mneme/core"
-import { Agents, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome, ReviewState, Transcript } from "@mneme/review"
+import { MemoryReview, ReviewModel, ReviewOutcome, Transcript } from "@mneme/review"
 import { Effect, FiberSet, Layer, Ref, Schema, Semaphore, Stream, SubscriptionRef } from "effect"
 import { ClusterSchema, Entity, type Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -50,24 +49,20 @@ const payloadOf = (target: ReviewOutcome.Target) =>
     ? { conversationId: target.conversationId }
     : { conversationId: target.conversationId, member: target.member }
 
-/** What the entity and the cluster's `MemoryReview` run on: the sharding, and what a review needs. */
-export type Needs =
-  | Sharding.Sharding
-  | MemoryStore.MemoryStore
-  | ReviewState.ReviewState
-  | Transcript.Transcript
-  | Agents.Agents
-  | ReviewModel.ReviewModel
+/**
+ * What the entity and the cluster's `MemoryReview` run on: the sharding, and the composition (`Memory.layerOver`) they
+ * take their review, settings and failure policy from.
+ */
+export type Needs = Sharding.Sharding | MemoryReview.Reviewer | MemoryReview.MemoryReview | Transcript.Transcript
 
 /**
  * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
- * failure policy of `options`.
+ * composition's review (`MemoryReview.Reviewer`): its delay, its failure policy, its settings.
  */
-export const entities = (options: MemoryReview.Options = {}): Layer.Layer<never, never, Needs> =>
+export const entities = (): Layer.Layer<never, never, Sharding.Sharding | MemoryReview.Reviewer> =>
   ConversationReview.toLayer(
     Effect.gen(function* () {
-      const settings = yield* MemoryConfig.MemoryConfig
-      const review = yield* MemoryReview.reviewer(options)
+      const { settings, review } = yield* MemoryReview.Reviewer
       // Each turn start or end takes a number; a waiting turn end reviews only while its number is the latest.
       const latest = yield* Ref.make(0)
       const oneAtATime = yield* Semaphore.make(1)
@@ -105,13 +100,17 @@ export const boundedModel = (inFlight: number): Layer.Layer<ReviewModel.ReviewMo
 /**
  * `MemoryReview` over the cluster: a turn start or end of a conversation is a message to its entity (one per member,
  * in a group), wherever it runs; `pending` and `awaitIdle` count the turn ends this replica sent whose reviews have not
- * ended. `reviewNow` and `beforeDrop` review in this replica, as `MemoryReview.layer` does.
+ * ended. `reviewNow`, `beforeDrop`, `lastReview` and `view` are the composition's `MemoryReview`, in this replica.
  */
-export const layer = (options: MemoryReview.Options = {}): Layer.Layer<MemoryReview.MemoryReview, never, Needs> =>
+export const layer = (): Layer.Layer<
+  MemoryReview.MemoryReview,
+  never,
+  Sharding.Sharding | MemoryReview.MemoryReview | Transcript.Transcript
+> =>
   Layer.effect(
     MemoryReview.MemoryReview,
     Effect.gen(function* () {
-      const local = yield* MemoryReview.make(options)
+      const local = yield* MemoryReview.MemoryReview
       const transcript = yield* Transcript.Transcript
       const clientFor = yield* ConversationReview.client
       const sent = yield* FiberSet.make<unknown, never>()
