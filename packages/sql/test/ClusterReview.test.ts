@@ -2,9 +2,9 @@
  * The review on effect/cluster, in one process (`TestRunner`): a turn end is a message to the conversation's entity,
  * reviewed after the delay; a newer turn start or end supersedes a waiting one; one review at a time per
  * conversation; a group's turn end reaches each member's entity; the model calls in flight per runner are bounded;
- * and the entity obeys the settings given to the composition, not those around it. The cluster's runner keeps its own
- * time, so these tests run on the real clock with short delays (and assert no timing); memory files are real, in a
- * temporary folder.
+ * and the entity obeys the settings given to the composition, not those around it. The README's runner code is
+ * `fixtures/clusterExample.ts` (so the type-check covers it). The cluster's runner keeps its own time, so these tests
+ * run on the real clock with short delays (and assert no timing); memory files are real, in a temporary folder.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -14,6 +14,7 @@ import { ClusterReview } from "@mneme/sql"
 import { ModelError } from "@mneme/core"
 import { Deferred, Duration, Effect, FileSystem, Layer, Ref } from "effect"
 import { TestRunner } from "effect/cluster"
+import { readFileSync } from "node:fs"
 
 /**
  * The test kit's ports and a scripted model (its calls bounded to `inFlight` at once when given, as a host bounds the
@@ -209,4 +210,10 @@ describe("the settings of the cluster's review", () => {
       assert.strictEqual((yield* requests).length, 0)
     }).pipe(Effect.provide(cluster({ otherwise: answer(), settings: { reviewDelay: Duration.seconds(6) } })))
   )
+})
+
+it("the README shows the runner of many machines as fixtures/clusterExample.ts holds it", () => {
+  const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+  const example = readFileSync(new URL("fixtures/clusterExample.ts", import.meta.url), "utf8")
+  assert.include(readme, "```ts\n" + example + "```")
 })
