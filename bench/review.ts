@@ -3,7 +3,8 @@
  * of MEMORY.md, 2 × 40 topics of 16,000 characters) — reading, fitting, choosing entries, the prompt, parsing,
  * vetting, applying 8 changes with the journal and saving the cursor in one commit — with its loading and its writing
  * timed alone; and the model calls made per 100 turn ends for a model that always fails, for turns without user
- * lines, and for a healthy model.
+ * lines, and for a healthy model; and the peak RSS of `mneme show` and of a review over a 50 MB MEMORY.md
+ * (`pastSize.ts`).
  */
 import { NodeServices } from "@effect/platform-node"
 import { NodePlatform } from "@mneme/node"
@@ -14,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Figure, type Suite, time } from "./Bench.ts"
+import * as PastSize from "./pastSize.ts"
 
 const words = "user prefers green tea morning works billing team ships lives lyon typescript garden travel kyoto".split(
   " "
@@ -219,5 +221,6 @@ export const suite: Suite = async () => [
   await callsPer100("a model that always fails, one user line", { answer: "no", userLines: "first" }),
   await callsPer100("a model that always fails, a user line each turn", { answer: "no", userLines: "every" }),
   await callsPer100("turns without user lines", { answer: `{"changes":[]}`, userLines: "none" }),
-  await callsPer100("a healthy model, a user line each turn", { answer: `{"changes":[]}`, userLines: "every" })
+  await callsPer100("a healthy model, a user line each turn", { answer: `{"changes":[]}`, userLines: "every" }),
+  ...(await PastSize.figures())
 ]

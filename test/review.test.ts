@@ -755,6 +755,9 @@ describe("what the model is shown", () => {
         assert.include(request!.request, "Own MEMORY.md: 50,000,0")
         assert.strictEqual(outcome._tag, "Reviewed", "a change that makes the file shorter lands")
         assert.deepStrictEqual(outcome.changes.removed.length, 1)
+        // The request read only the file's first entries; the change read it whole: every other line is kept.
+        const kept = Array.from({ length: count - 1 }, (_, n) => entry(n + 1)).join("")
+        assert.isTrue((yield* Kit.file(memoryFile)) === "# Memory\n\n" + kept, "every other line kept")
       }).pipe(Effect.provide(Kit.layer()))
   )
 })

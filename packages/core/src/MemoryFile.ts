@@ -5,6 +5,7 @@
  * (no backtracking pattern), so parsing is linear in the size of the file.
  */
 import * as EntryText from "./Entry.ts"
+import * as Text from "./Text.ts"
 import * as Topic from "./Topic.ts"
 
 /** An entry: a bullet line outside the index section, with non-empty text. */
@@ -214,3 +215,101 @@ export const removeLink = (parsed: Parsed, topic: string): ReadonlyArray<string>
 /** Whether a file holds nothing but headings and blank lines. */
 export const isEmptyTopic = (parsed: Parsed): boolean =>
   parsed.lines.every((line) => isBlank(line) || heading(line) !== undefined)
+
+/**
+ * What is read of a file past its size: its lines up to its first entries whose texts fit in a budget, every index
+ * link (with its line in the whole file), how many entries were left out, and the file's size in characters.
+ */
+export interface Head extends Parsed {
+  /** The entries after those kept: the first that did not fit, and every one after it. */
+  readonly omitted: number
+  /** The size of the whole text in characters (code points), leading byte order marks included. */
+  readonly size: number
+}
+
+/** A reader of a file's text in pieces: `push` each piece in order, then `end`. */
+export interface HeadReader {
+  readonly push: (piece: string) => void
+  readonly end: () => Head
+}
+
+/**
+ * Reads a file's text given in pieces (in order, never splitting a surrogate pair, as a streaming decoder gives them)
+ * keeping only its head: `end` gives what `parse` gives of the whole text, its entries cut after the first ones whose
+ * texts fit in `budget` characters and its lines cut before the first entry left out, with every link, the count of
+ * the entries left out and the text's size. So a file far past its size is read in memory that does not grow with it
+ * (a line is held whole until it ends). Never write a file from its head: a change needs the file `parse`d whole.
+ */
+export const headReader = (budget: number): HeadReader => {
+  const lines: Array<string> = []
+  const entries: Array<Entry> = []
+  const links: Array<Link> = []
+  let size = 0
+  let used = 0
+  let omitted = 0
+  let index = 0
+  let inIndex = false
+  let atStart = true
+  let carry = ""
+  let afterCR = false
+
+  const line = (text: string) => {
+    const at = index++
+    const first = text.charCodeAt(0)
+    if ((first === 35 || first === 32) && heading(text) !== undefined) {
+      inIndex = isIndex(text)
+      if (omitted === 0) lines.push(text)
+      return
+    }
+    const body = bullet(text)
+    if (body !== undefined && inIndex) {
+      const topic = linkTopic(body)
+      if (topic !== undefined) links.push({ line: at, topic })
+    } else if (body !== undefined) {
+      const { text: cleaned, meta } = EntryText.split(body)
+      if (cleaned !== "") {
+        if (omitted === 0 && used + Text.length(cleaned) <= budget) {
+          used += Text.length(cleaned)
+          entries.push({ line: at, text: cleaned, meta })
+        } else omitted++
+      }
+    }
+    if (omitted === 0) lines.push(text)
+  }
+
+  const push = (piece: string) => {
+    size += Text.length(piece)
+    if (piece === "") return
+    let text = piece
+    if (atStart) {
+      text = text.replace(/^\uFEFF+/u, "")
+      if (text === "") return
+      atStart = false
+    }
+    let from = afterCR && text.charCodeAt(0) === 10 ? 1 : 0
+    afterCR = false
+    let cr = text.indexOf("\r", from)
+    let lf = text.indexOf("\n", from)
+    while (cr >= 0 || lf >= 0) {
+      const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf)
+      line(carry + text.slice(from, end))
+      carry = ""
+      from = end + 1
+      if (end === cr) {
+        if (from === text.length) afterCR = true
+        else if (text.charCodeAt(from) === 10) from++
+      }
+      if (cr >= 0 && cr < from) cr = text.indexOf("\r", from)
+      if (lf >= 0 && lf < from) lf = text.indexOf("\n", from)
+    }
+    carry += text.slice(from)
+  }
+
+  const end = (): Head => {
+    if (carry !== "") line(carry)
+    carry = ""
+    return { lines, entries, links, omitted, size }
+  }
+
+  return { push, end }
+}

@@ -405,3 +405,75 @@ describe("MemoryFile.isEmptyTopic", () => {
     assert.isFalse(MemoryFile.isEmptyTopic(MemoryFile.parse("# travel\nA note.\n")))
   })
 })
+
+/** The whole file's parse as `headReader` gives it: cut after the first entries that fit in `budget` characters. */
+const headOf = (text: string, budget: number): MemoryFile.Head => {
+  const parsed = MemoryFile.parse(text)
+  let used = 0
+  let kept = 0
+  for (const entry of parsed.entries) {
+    used += [...entry.text].length
+    if (used > budget) break
+    kept++
+  }
+  const cut = parsed.entries[kept]
+  return {
+    lines: cut === undefined ? parsed.lines : parsed.lines.slice(0, cut.line),
+    entries: parsed.entries.slice(0, kept),
+    links: parsed.links,
+    omitted: parsed.entries.length - kept,
+    size: [...text].length
+  }
+}
+
+/** `text` read by `headReader` in the pieces that `cuts` (code point offsets) make. */
+const readInPieces = (text: string, budget: number, cuts: ReadonlyArray<number>): MemoryFile.Head => {
+  const points = [...text]
+  const reader = MemoryFile.headReader(budget)
+  let from = 0
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    const at = Math.min(cut, points.length)
+    reader.push(points.slice(from, at).join(""))
+    from = at
+  }
+  reader.push(points.slice(from).join(""))
+  return reader.end()
+}
+
+describe("MemoryFile.headReader", () => {
+  it("keeps the lines up to the first entry that does not fit, every link, and counts the rest", () => {
+    const text =
+      "\uFEFF# Memory\r\n\r\n- one\r\n- two [added: 2026-11-06]\r\nA note.\r\n- three\r\n## Index\r\n- [[travel]]\r\n"
+    const head = readInPieces(text, 6, [3, 12, 13, 30])
+    assert.deepStrictEqual(head, {
+      lines: ["# Memory", "", "- one", "- two [added: 2026-11-06]", "A note."],
+      entries: [
+        { line: 2, text: "one", meta: [] },
+        { line: 3, text: "two", meta: [["added", "2026-11-06"]] }
+      ],
+      links: [{ line: 7, topic: "travel" }],
+      omitted: 1,
+      size: [...text].length
+    })
+  })
+
+  it("gives the whole parse, nothing left out, when every entry fits", () => {
+    const text = "# travel\n\n- Lisbon in May\n- 东京の出張 😀\n"
+    const head = readInPieces(text, 100, [1, 2])
+    assert.deepStrictEqual({ ...head }, { ...MemoryFile.parse(text), omitted: 0, size: [...text].length })
+  })
+
+  it("property: in any pieces, it gives the whole parse cut at the budget", () => {
+    fc.assert(
+      fc.property(
+        fc.array(content, { maxLength: 8 }).map((parts) => parts.join("")),
+        fc.integer({ min: 0, max: 12 }),
+        fc.array(fc.nat({ max: 120 }), { maxLength: 10 }),
+        (text, budget, cuts) => {
+          assert.deepStrictEqual(readInPieces(text, budget, cuts), headOf(text, budget))
+        }
+      ),
+      { numRuns: 5000 }
+    )
+  })
+})

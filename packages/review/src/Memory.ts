@@ -35,6 +35,7 @@ export interface Options extends Settings {
 /** Every service the composition provides. */
 export type Services =
   | MemoryReview.MemoryReview
+  | MemoryReview.Reviewer
   | MemoryStore.MemoryStore
   | ReviewState.ReviewState
   | MemoryRoot
@@ -51,7 +52,8 @@ export type Machine = FileSystem.FileSystem | Path.Path | Platform
  * The review, the store, the review state, the memory tools' handlers and the memory section over the storage port
  * `rootLayer` gives (another backend than files).
  * The settings are those of the `MemoryConfig` in force when the layer is built, with `options.settings` over them,
- * and every service of the composition reads them then.
+ * and every service of the composition reads them then; `MemoryReview.Reviewer` carries them, with the failure policy,
+ * to a review scheduled elsewhere (the cluster's entity), so it obeys the same ones.
  */
 export const layerOver = <E, R>(
   rootLayer: Layer.Layer<MemoryRoot, E, R>,
@@ -59,7 +61,12 @@ export const layerOver = <E, R>(
 ): Layer.Layer<Services, E, R | HostPorts> =>
   Layer.unwrap(
     Effect.map(MemoryConfig.MemoryConfig, (inForce) =>
-      Layer.mergeAll(MemoryReview.layerWith({ policy: options.policy }), MemoryTools.layer, MemoryPrompt.layer).pipe(
+      Layer.mergeAll(
+        MemoryReview.layerWith({ policy: options.policy }),
+        MemoryReview.reviewerLayer({ policy: options.policy }),
+        MemoryTools.layer,
+        MemoryPrompt.layer
+      ).pipe(
         Layer.provideMerge(Layer.merge(MemoryStore.layer, ReviewState.layer)),
         Layer.provideMerge(rootLayer),
         Layer.provide(Layer.succeed(MemoryConfig.MemoryConfig, { ...inForce, ...options.settings }))

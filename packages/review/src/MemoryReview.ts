@@ -331,3 +331,29 @@ export const layerWith = (
 /** The memory review with the default failure policy. */
 export const layer: Layer.Layer<MemoryReview, never, MemoryStore | ReviewState | Transcript | Agents | ReviewModel> =
   layerWith({})
+
+/**
+ * The review of a composition without its scheduling, and the settings it was built with: what a host that schedules
+ * reviews its own way (a cluster entity per conversation) runs, so its delay and failure policy are the composition's.
+ */
+export class Reviewer extends Context.Service<
+  Reviewer,
+  {
+    /** The settings in force when the review was built (the delay a turn end waits, among them). */
+    readonly settings: MemoryConfig.Settings
+    /** One review, with the composition's failure policy. */
+    readonly review: Review
+  }
+>()("@mneme/review/MemoryReview/Reviewer") {}
+
+/** `Reviewer` with the failure policy given, reading `MemoryConfig` once, when it is built. */
+export const reviewerLayer = (
+  options: Options
+): Layer.Layer<Reviewer, never, MemoryStore | ReviewState | Transcript | Agents | ReviewModel> =>
+  Layer.effect(
+    Reviewer,
+    Effect.gen(function* () {
+      const settings = yield* MemoryConfig.MemoryConfig
+      return Reviewer.of({ settings, review: yield* reviewer(options) })
+    })
+  )

@@ -28,6 +28,21 @@ export interface StoredFile {
   readonly parsed: MemoryFile.Parsed
   /** Its size in characters (code points); 0 when missing. */
   readonly size: number
+  /**
+   * The entries a read `within` sizes left out of a file past its size (`ReadOptions`): `parsed` then holds the file's
+   * lines only up to the first of them, and every link. Absent when the file was read whole, as every change reads it.
+   */
+  readonly omitted?: number | undefined
+}
+
+/** How far `read` reads a file. */
+export interface ReadOptions {
+  /**
+   * The sizes of MEMORY.md and of a topic, in characters: a file past its size may be read only as far as its first
+   * entries whose texts fit in it (all that is shown of such a file), its other entries counted, not kept. Without,
+   * every file is read whole.
+   */
+  readonly within?: { readonly memory: number; readonly topic: number } | undefined
 }
 
 /** A topic file that could not be read: left out of its scope's files, with why. */
@@ -186,8 +201,11 @@ export class MemoryRoot extends Context.Service<
   {
     /** How the root is named to people (an absolute folder, a database and schema). */
     readonly root: string
-    /** Reads a scope outside the writer (each file whole; a file a person changed is always read again). */
-    readonly read: (scope: Scope.Scope) => Effect.Effect<StoredScope, StorageError>
+    /**
+     * Reads a scope outside the writer (each file whole unless `options.within` says otherwise; a file a person changed
+     * is always read again).
+     */
+    readonly read: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<StoredScope, StorageError>
     /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
     readonly write: <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
     /** The journal's lines, oldest first: the last `limit`, of one scope when given. */

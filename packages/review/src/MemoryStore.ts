@@ -22,6 +22,7 @@ import {
   type Actor,
   type JournalLine,
   MemoryRoot,
+  type ReadOptions,
   type ReviewStateDocument,
   type StoredFile,
   type StoredScope
@@ -94,6 +95,14 @@ export interface UndoInput extends Actor {
   readonly id?: string | undefined
 }
 
+/**
+ * A read that takes of a file past its size only what is shown of it (its first entries within its size, the rest
+ * counted): for `load` where the entries shown are all that is looked at (`mneme show`, a review's request).
+ */
+export const withinSizes = (settings: Pick<MemoryConfig.Settings, "memoryMax" | "topicMax">): ReadOptions => ({
+  within: { memory: settings.memoryMax, topic: settings.topicMax }
+})
+
 /** A scope with its unlinked topic files. */
 const viewOf = (stored: StoredScope): ScopeView => {
   const links = new Set(stored.files.find((file) => file.topic === undefined)?.parsed.links.map((link) => link.topic))
@@ -159,8 +168,8 @@ const make = Effect.gen(function* () {
     return dated.date
   })
 
-  const load = Effect.fn("MemoryStore.load")(function* (scope: Scope.Scope) {
-    return viewOf(yield* root.read(scope))
+  const load = Effect.fn("MemoryStore.load")(function* (scope: Scope.Scope, options?: ReadOptions) {
+    return viewOf(yield* root.read(scope, options))
   })
 
   const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, state?: StateWith) {
@@ -238,7 +247,7 @@ const make = Effect.gen(function* () {
     return yield* Effect.forEach(folders, ({ agentId, dir }) =>
       agentId === undefined
         ? Effect.succeed<AgentSummary>({ agentId, dir, size: undefined, topics: undefined })
-        : Effect.map(root.read(Scope.own(agentId)), (stored): AgentSummary => ({
+        : Effect.map(root.read(Scope.own(agentId), withinSizes(settings)), (stored): AgentSummary => ({
             agentId,
             dir,
             size: stored.files.find((file) => file.topic === undefined)?.size ?? 0,
@@ -294,8 +303,8 @@ export class MemoryStore extends Context.Service<
   MemoryStore,
   {
     /** Reads a scope: MEMORY.md first (empty when missing), then its topics by name, what could not be read, and
-     * the topic files the index does not link. */
-    readonly load: (scope: Scope.Scope) => Effect.Effect<ScopeView, StorageError>
+     * the topic files the index does not link; each file whole, unless `options` says otherwise (`withinSizes`). */
+    readonly load: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<ScopeView, StorageError>
     /** Adds an entry, unless the scope already holds the same text (white space folded, case ignored). */
     readonly add: (
       input: AddInput

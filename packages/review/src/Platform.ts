@@ -39,6 +39,15 @@ export class Platform extends Context.Service<
      * once and never through a link.
      */
     readonly readFile: (path: string) => Effect.Effect<Uint8Array | undefined, PlatformError.PlatformError>
+    /**
+     * Reads the file `path` (absolute) as it is now in pieces, opened as `readFile` opens a file, giving each piece to
+     * `piece` in order (its bytes are the piece's only during the call) while `piece` answers `true`: a large file is
+     * never held whole. `false` when nothing is there.
+     */
+    readonly readPieces: (
+      path: string,
+      piece: (bytes: Uint8Array) => boolean
+    ) => Effect.Effect<boolean, PlatformError.PlatformError>
     /** The names in the small folder `path` (absolute), as it is now (a scope's folder, the root). */
     readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, PlatformError.PlatformError>
   }
@@ -63,6 +72,9 @@ export const lstatAllWith =
         ),
       { concurrency: "unbounded" }
     )
+
+/** The pieces the double reads a file in (small, so a test's file comes in several). */
+const testPieceBytes = 4096
 
 /** What the double pretends. */
 export interface TestOptions {
@@ -92,6 +104,14 @@ export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform, neve
       lstatAll: lstatAllWith(fs),
       readFile: (path: string) =>
         Effect.catchReason(fs.readFile(path), "PlatformError", "NotFound", () => Effect.succeed(undefined)),
+      readPieces: (path: string, piece: (bytes: Uint8Array) => boolean) =>
+        fs.readFile(path).pipe(
+          Effect.map((bytes) => {
+            for (let at = 0; at < bytes.length && piece(bytes.subarray(at, at + testPieceBytes)); at += testPieceBytes);
+            return true
+          }),
+          Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(false))
+        ),
       readDirectory: (path: string) => fs.readDirectory(path)
     }))
   )

@@ -3,16 +3,16 @@
  * of a group), `ConversationReview`, keyed by the conversation's cursor key, that receives the host's `TurnStarted`
  * and `TurnEnded` messages and runs that conversation's reviews one at a time, on whichever runner holds its shard.
  * Both messages are persisted (`ClusterSchema.Persisted`), so a turn end sent to a runner that dies is delivered again
- * to the runner its shard moves to, and reviewed there from the cursor in shared storage. The debounce lives in the
+ * to the runner its shard moves to, and reviewed there from the cursor in shared storage; `turnStarted` and `turnEnded`
+ * answer once their messages are stored, so a replica that dies right after a turn loses none. The debounce lives in the
  * entity: a turn end waits `reviewDelay`, and a newer turn start or turn end supersedes it.
  *
  * `layer` is `MemoryReview` over the cluster, so a host's turn loop does not change; `entities` runs the entity on a
  * runner; `boundedModel` bounds the model calls in flight per runner, in place of one review at a time per host.
  */
-import { MemoryConfig } from "@mneme/core"
-import { Agents, MemoryReview, MemoryStore, ReviewModel, ReviewOutcome, ReviewState, Transcript } from "@mneme/review"
-import { Effect, FiberSet, Layer, Ref, Schema, Semaphore, Stream, SubscriptionRef } from "effect"
-import { ClusterSchema, Entity, type Sharding } from "effect/cluster"
+import { MemoryReview, ReviewModel, ReviewOutcome, Transcript } from "@mneme/review"
+import { Effect, FiberSet, Layer, PrimaryKey, Ref, Schema, Semaphore, Stream, SubscriptionRef } from "effect"
+import { ClusterSchema, Entity, Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 
 /** What a message is about: the conversation, and in a group the member agent whose review it is. */
@@ -25,11 +25,24 @@ const TargetPayload = {
 export const TurnStarted = Rpc.make("TurnStarted", { payload: TargetPayload }).annotate(ClusterSchema.Persisted, true)
 
 /**
+ * What a turn end is about, and its own id (`turn`, unique in the cluster): the key it is stored under, so the replica
+ * that sent it can send it again to wait for its answer, and is answered for the one stored message.
+ */
+export class TurnEndedPayload extends Schema.Class<TurnEndedPayload>("@mneme/sql/ClusterReview/TurnEndedPayload")({
+  ...TargetPayload,
+  turn: Schema.String
+}) {
+  [PrimaryKey.symbol]() {
+    return this.turn
+  }
+}
+
+/**
  * A turn of the conversation ended: after `reviewDelay`, unless a newer turn start or end came meanwhile, the
  * conversation is reviewed (again while newer lines follow). Answers with how the last review ended (the outcome's
  * `_tag`), or `Superseded`.
  */
-export const TurnEnded = Rpc.make("TurnEnded", { payload: TargetPayload, success: Schema.String }).annotate(
+export const TurnEnded = Rpc.make("TurnEnded", { payload: TurnEndedPayload, success: Schema.String }).annotate(
   ClusterSchema.Persisted,
   true
 )
@@ -50,24 +63,20 @@ const payloadOf = (target: ReviewOutcome.Target) =>
     ? { conversationId: target.conversationId }
     : { conversationId: target.conversationId, member: target.member }
 
-/** What the entity and the cluster's `MemoryReview` run on: the sharding, and what a review needs. */
-export type Needs =
-  | Sharding.Sharding
-  | MemoryStore.MemoryStore
-  | ReviewState.ReviewState
-  | Transcript.Transcript
-  | Agents.Agents
-  | ReviewModel.ReviewModel
+/**
+ * What the entity and the cluster's `MemoryReview` run on: the sharding, and the composition (`Memory.layerOver`) they
+ * take their review, settings and failure policy from.
+ */
+export type Needs = Sharding.Sharding | MemoryReview.Reviewer | MemoryReview.MemoryReview | Transcript.Transcript
 
 /**
  * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
- * failure policy of `options`.
+ * composition's review (`MemoryReview.Reviewer`): its delay, its failure policy, its settings.
  */
-export const entities = (options: MemoryReview.Options = {}): Layer.Layer<never, never, Needs> =>
+export const entities = (): Layer.Layer<never, never, Sharding.Sharding | MemoryReview.Reviewer> =>
   ConversationReview.toLayer(
     Effect.gen(function* () {
-      const settings = yield* MemoryConfig.MemoryConfig
-      const review = yield* MemoryReview.reviewer(options)
+      const { settings, review } = yield* MemoryReview.Reviewer
       // Each turn start or end takes a number; a waiting turn end reviews only while its number is the latest.
       const latest = yield* Ref.make(0)
       const oneAtATime = yield* Semaphore.make(1)
@@ -105,13 +114,18 @@ export const boundedModel = (inFlight: number): Layer.Layer<ReviewModel.ReviewMo
 /**
  * `MemoryReview` over the cluster: a turn start or end of a conversation is a message to its entity (one per member,
  * in a group), wherever it runs; `pending` and `awaitIdle` count the turn ends this replica sent whose reviews have not
- * ended. `reviewNow` and `beforeDrop` review in this replica, as `MemoryReview.layer` does.
+ * ended. `reviewNow`, `beforeDrop`, `lastReview` and `view` are the composition's `MemoryReview`, in this replica.
  */
-export const layer = (options: MemoryReview.Options = {}): Layer.Layer<MemoryReview.MemoryReview, never, Needs> =>
+export const layer = (): Layer.Layer<
+  MemoryReview.MemoryReview,
+  never,
+  Sharding.Sharding | MemoryReview.MemoryReview | Transcript.Transcript
+> =>
   Layer.effect(
     MemoryReview.MemoryReview,
     Effect.gen(function* () {
-      const local = yield* MemoryReview.make(options)
+      const local = yield* MemoryReview.MemoryReview
+      const sharding = yield* Sharding.Sharding
       const transcript = yield* Transcript.Transcript
       const clientFor = yield* ConversationReview.client
       const sent = yield* FiberSet.make<unknown, never>()
@@ -130,28 +144,35 @@ export const layer = (options: MemoryReview.Options = {}): Layer.Layer<MemoryRev
             )
           )
         )
+      /**
+       * Sends a turn end to each entity of the conversation, and answers once each is stored (a send that discards the
+       * answer waits for that, and no longer); then waits for its answer aside, sending the same message again (the
+       * same `turn`, so the cluster's storage knows it), for `pending` and `awaitIdle`.
+       */
       const turnEnded = (conversationId: string) =>
         toEach(conversationId, (target) =>
-          SubscriptionRef.update(waiting, (n) => n + 1).pipe(
-            Effect.andThen(
-              FiberSet.run(
-                sent,
-                clientFor(ReviewOutcome.targetKey(target))
-                  .TurnEnded(payloadOf(target))
-                  .pipe(
-                    Effect.catchCause((cause) =>
-                      Effect.logWarning("memory review could not reach a conversation's review", cause)
-                    ),
-                    Effect.ensuring(SubscriptionRef.update(waiting, (n) => n - 1))
-                  )
+          Effect.gen(function* () {
+            const client = clientFor(ReviewOutcome.targetKey(target))
+            const payload = new TurnEndedPayload({ ...payloadOf(target), turn: String(yield* sharding.getSnowflake) })
+            yield* client.TurnEnded(payload, { discard: true })
+            yield* SubscriptionRef.update(waiting, (n) => n + 1)
+            yield* FiberSet.run(
+              sent,
+              client.TurnEnded(payload).pipe(
+                Effect.catchCause((cause) =>
+                  Effect.logWarning("memory review could not reach a conversation's review", cause)
+                ),
+                Effect.ensuring(SubscriptionRef.update(waiting, (n) => n - 1))
               )
             )
-          )
+          })
         )
       return MemoryReview.MemoryReview.of({
         ...local,
         turnStarted: (conversationId) =>
-          toEach(conversationId, (target) => clientFor(ReviewOutcome.targetKey(target)).TurnStarted(payloadOf(target))),
+          toEach(conversationId, (target) =>
+            clientFor(ReviewOutcome.targetKey(target)).TurnStarted(payloadOf(target), { discard: true })
+          ),
         turnEnded,
         pending: Effect.zipWith(SubscriptionRef.get(waiting), local.pending, (a, b) => a + b),
         awaitIdle: SubscriptionRef.changes(waiting).pipe(

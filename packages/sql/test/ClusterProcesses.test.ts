@@ -4,7 +4,9 @@
  * through the entity clients with a scripted model. One runner is killed (`kill -9`) in the middle of a review: its
  * shards move, every turn end is still reviewed, no entry is lost or doubled, no conversation ever has two reviews
  * running at once (checked from the model calls' logged times), and the model calls per turn end stay within one
- * retry of the review the kill cut short.
+ * retry of the review the kill cut short. And a runner that is a host's replica too, killed as soon as its last
+ * `turnEnded` returns, loses none of those turns: each was stored before `turnEnded` answered, so another runner reviews
+ * it, the turns whose entities were on the dead runner once their shards move.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -133,6 +135,74 @@ describe("the review on a cluster of processes", () => {
       }
       assert.isAbove(cut, 0)
       assert.isTrue(all.some((call) => call.pid === first.pid) && all.some((call) => call.pid === third!.pid))
+    } finally {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      await Promise.all(children.map(exited))
+      rmSync(dir, { recursive: true, force: true })
+      await inTest(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    }
+  }, 300_000)
+
+  it("a runner killed right after turnEnded returns: another runner reviews every one of its turns", async () => {
+    const conversations = 12
+    const database = `mneme_cluster_${randomUUID().replaceAll("-", "")}`
+    const dir = mkdtempSync(join(tmpdir(), "mneme-cluster-"))
+    const transcripts = join(dir, "conversations")
+    mkdirSync(transcripts)
+    const calls = join(dir, "calls.jsonl")
+    const report = join(dir, "report.json")
+    await inTest(`CREATE DATABASE ${database}`)
+    const children: Array<ChildProcess> = []
+    try {
+      const survivor = start("clusterRunner.ts", [database, String(await freePort()), transcripts, calls])
+      children.push(survivor.child)
+      await until(
+        () => survivor.output.text.includes("ready"),
+        60_000,
+        () => `the runner: ${survivor.output.text}`
+      )
+      const replica = start("clusterReplica.ts", [
+        database,
+        String(await freePort()),
+        transcripts,
+        calls,
+        String(conversations),
+        report
+      ])
+      children.push(replica.child)
+      await Promise.race([
+        exited(replica.child),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(replica.output.text)), 120_000))
+      ])
+      assert.strictEqual(replica.child.signalCode, "SIGKILL", replica.output.text)
+      const { pid, mine } = JSON.parse(readFileSync(report, "utf8")) as { pid: number; mine: Array<string> }
+      // Some of the turns were for entities on the runner that died: those wait for their shards to move.
+      assert.isAbove(mine.length, 0)
+
+      const entries = async () => {
+        const rows = await inRun<{ content: string }>(database, `SELECT content FROM mneme.memory_files`)
+        return rows.flatMap((row) => row.content.split("\n").filter((line) => line.startsWith("- ")))
+      }
+      const expected = Array.from({ length: conversations }, (_, i) => entryOf(`c${i + 1}`, 1))
+      let kept: ReadonlyArray<string> = []
+      const end = Date.now() + 90_000
+      while (Date.now() < end) {
+        kept = await entries()
+        if (expected.every((text) => kept.some((line) => line.startsWith(`- ${text} [`)))) break
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      const missing = expected.filter((text) => !kept.some((line) => line.startsWith(`- ${text} [`)))
+      assert.deepStrictEqual(missing, [], `turns lost; the dead runner's own: ${mine.join(", ")}`)
+      for (const text of expected) {
+        assert.strictEqual(kept.filter((line) => line.startsWith(`- ${text} [`)).length, 1, text)
+      }
+      assert.strictEqual(kept.length, conversations)
+      // The survivor reviewed them all: the replica died before any review of its own.
+      const all = callsIn(calls)
+      assert.isTrue(
+        all.every((call) => call.pid === survivor.child.pid),
+        JSON.stringify(all.filter((call) => call.pid === pid))
+      )
     } finally {
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
       await Promise.all(children.map(exited))

@@ -1,28 +1,48 @@
 /**
  * The review on effect/cluster, in one process (`TestRunner`): a turn end is a message to the conversation's entity,
  * reviewed after the delay; a newer turn start or end supersedes a waiting one; one review at a time per
- * conversation; a group's turn end reaches each member's entity; and the model calls in flight per runner are
- * bounded. The cluster's runner keeps its own time, so these tests run on the real clock with short delays (and
- * assert no timing); memory files are real, in a temporary folder.
+ * conversation; a group's turn end reaches each member's entity; the model calls in flight per runner are bounded;
+ * and the entity obeys the settings given to the composition, not those around it. The README's runner code is
+ * `fixtures/clusterExample.ts` (so the type-check covers it). The cluster's runner keeps its own time, so these tests
+ * run on the real clock with short delays (and assert no timing); memory files are real, in a temporary folder.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryReview, ReviewOutcome, ReviewState } from "@mneme/review"
+import { Memory, MemoryReview, Platform, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { ClusterReview } from "@mneme/sql"
-import { Deferred, Duration, Effect, Layer, Ref } from "effect"
+import { ModelError } from "@mneme/core"
+import { Deferred, Duration, Effect, FileSystem, Layer, Ref } from "effect"
 import { TestRunner } from "effect/cluster"
+import { readFileSync } from "node:fs"
 
-/** The test kit's memory and ports, the entity on an in-process runner, and `MemoryReview` over the cluster. */
+/**
+ * The test kit's ports and a scripted model (its calls bounded to `inFlight` at once when given, as a host bounds the
+ * model it gives the composition), mneme over a temporary folder, the entity on an in-process runner, and
+ * `MemoryReview` over the cluster.
+ */
 const cluster = (options: Testing.Options = {}, inFlight?: number) => {
-  const base = Testing.layer({ ...options, settings: { reviewDelay: Duration.millis(100), ...options.settings } }).pipe(
-    Layer.provideMerge(NodeServices.layer)
+  const scripted = Testing.scriptedModel(
+    options.answers,
+    options.otherwise === undefined ? {} : { otherwise: options.otherwise }
   )
-  const model = inFlight === undefined ? Layer.empty : ClusterReview.boundedModel(inFlight)
+  const model =
+    inFlight === undefined ? scripted : ClusterReview.boundedModel(inFlight).pipe(Layer.provideMerge(scripted))
+  const memory = Layer.unwrap(
+    Effect.map(
+      Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "mneme-cluster-" })),
+      (root) =>
+        Memory.layer({
+          root,
+          policy: options.policy,
+          settings: { reviewDelay: Duration.millis(100), ...options.settings }
+        })
+    )
+  ).pipe(Layer.provideMerge(Layer.mergeAll(Testing.transcriptMemory, model, Platform.layerTest())))
   return Layer.mergeAll(ClusterReview.entities(), ClusterReview.layer()).pipe(
-    Layer.provide(model),
     Layer.provideMerge(TestRunner.layer),
-    Layer.provideMerge(base)
+    Layer.provideMerge(memory),
+    Layer.provideMerge(NodeServices.layer)
   )
 }
 
@@ -153,4 +173,47 @@ describe("MemoryReview over the cluster", () => {
       }).pipe(Effect.provide(cluster({ otherwise: answer() }, inFlight)))
     )
   }
+})
+
+describe("the settings of the cluster's review", () => {
+  it.live("a failure limit given only to the composition stops the entity's retries at it", () =>
+    Effect.gen(function* () {
+      yield* setUp("b2")
+      yield* turn("b2")
+      assert.strictEqual((yield* requests).length, 1)
+      // Nothing new: with one failure allowed, the entity makes no second call for the same lines.
+      yield* turn("b2")
+      assert.strictEqual((yield* requests).length, 1, "the default limit (2) would have called again")
+      // The lines are not passed unseen: the cursor stays before them.
+      assert.strictEqual(yield* cursorOf("chat:b2"), 0)
+    }).pipe(
+      Effect.provide(
+        cluster({
+          otherwise: new ModelError({ reason: "the model is down", retryable: false }),
+          settings: { failuresMax: 1 }
+        })
+      )
+    )
+  )
+
+  it.live("a review delay given only to the composition is the entity's: a turn end waits for it", () =>
+    Effect.gen(function* () {
+      yield* setUp("b2")
+      const review = yield* MemoryReview.MemoryReview
+      yield* review.turnEnded("b2")
+      // Longer than the default delay (2 s), shorter than the one given: only the default would have reviewed by now.
+      yield* Effect.sleep("3 seconds")
+      assert.strictEqual((yield* requests).length, 0)
+      assert.strictEqual(yield* review.pending, 1)
+      yield* review.turnStarted("b2")
+      yield* review.awaitIdle
+      assert.strictEqual((yield* requests).length, 0)
+    }).pipe(Effect.provide(cluster({ otherwise: answer(), settings: { reviewDelay: Duration.seconds(6) } })))
+  )
+})
+
+it("the README shows the runner of many machines as fixtures/clusterExample.ts holds it", () => {
+  const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+  const example = readFileSync(new URL("fixtures/clusterExample.ts", import.meta.url), "utf8")
+  assert.include(readme, "```ts\n" + example + "```")
 })

@@ -40,6 +40,7 @@ import {
   type JournalLine,
   type JournalRecord,
   type MemoryRoot,
+  type ReadOptions,
   type ReviewStateDocument,
   type StateChange,
   type StoredFile,
@@ -49,6 +50,7 @@ import {
 } from "../MemoryRoot.ts"
 import { Platform, type Stat, type StatResult } from "../Platform.ts"
 import * as FileCache from "./fileCache.ts"
+import * as FileHead from "./fileHead.ts"
 import {
   decodeText,
   describe,
@@ -188,6 +190,18 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   /**
+   * The plain file `absolute` (`file` relative to the root) past its size, read only as far as its first entries within
+   * `budget` characters: never kept in the cache (a change reads it whole); `undefined` when it is gone.
+   */
+  const head = Effect.fnUntraced(function* (absolute: string, file: string, topic: string | undefined, budget: number) {
+    const read = yield* FileHead.read(absolute, file, budget).pipe(Effect.provideService(Platform, platform))
+    if (read === undefined) return undefined
+    const { lines, entries, links, omitted, size } = read
+    const stored: StoredFile = { file, topic, exists: true, parsed: { lines, entries, links }, size, omitted }
+    return stored
+  })
+
+  /**
    * One file of a scope's folder (already resolved), looked at part by part: `undefined` when it is not there, what is
    * wrong when it is a link or not a plain file.
    */
@@ -214,7 +228,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
    * The files of the scope's folder `folder` (MEMORY.md as `undefined`, and topics), each file's own result: all
    * stats at once; a plain file unchanged since it was read comes from the cache, one changed is read, and anything
    * else is looked at again part by part (`readFile`), which says what is wrong with it. The text of each plain file
-   * is put into `texts` (by absolute path).
+   * is put into `texts` (by absolute path). With `within`, a file surely past its size is read only as far as its
+   * first entries within it (`head`), unless the cache has it whole.
    */
   const readFiles = Effect.fnUntraced(function* (
     real: string,
@@ -222,7 +237,8 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     dir: string,
     topics: ReadonlyArray<string | undefined>,
     now: number,
-    texts: Map<string, string>
+    texts: Map<string, string>,
+    within?: ReadOptions["within"]
   ) {
     const absolutes = topics.map((topic) => path.join(folder, Paths.nameOf(topic)))
     const stats = yield* platform.lstatAll(absolutes)
@@ -248,14 +264,17 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         const topic = topics[i]
         const stat = stats[i]!
         const absolute = absolutes[i]!
+        const limit = within === undefined ? undefined : topic === undefined ? within.memory : within.topic
         const read: Effect.Effect<StoredFile | undefined, StorageError, Path.Path> =
           Result.isFailure(stat) || stat.success === undefined || stat.success.type !== "File"
             ? readFile(real, folder, dir, topic, now)
-            : Effect.map(content(absolute, Paths.fileOf(dir, topic), stat.success, now), (entry) => {
-                if (entry === undefined) return undefined
-                texts.set(absolute, entry.text)
-                return storedOf(Paths.fileOf(dir, topic), topic, entry)
-              })
+            : limit !== undefined && FileHead.surelyPast(stat.success.size, limit)
+              ? head(absolute, Paths.fileOf(dir, topic), topic, limit)
+              : Effect.map(content(absolute, Paths.fileOf(dir, topic), stat.success, now), (entry) => {
+                  if (entry === undefined) return undefined
+                  texts.set(absolute, entry.text)
+                  return storedOf(Paths.fileOf(dir, topic), topic, entry)
+                })
         return Effect.map(Effect.result(read), (result) => {
           results[i] = result
         })
@@ -267,14 +286,16 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   /**
    * A scope's files as they are in its folder `dir` (MEMORY.md and only the topics among `only`, when given); the names
-   * in the folder too (for the leftovers), and the text of each file read into `texts` (by absolute path).
+   * in the folder too (for the leftovers), and the text of each file read into `texts` (by absolute path). Each file is
+   * read whole unless `within` says otherwise (never under the writer).
    */
   const readScope = Effect.fnUntraced(function* (
     real: string | undefined,
     scope: Scope.Scope,
     dir: string,
     texts: Map<string, string> = new Map(),
-    only?: ReadonlyArray<string>
+    only?: ReadonlyArray<string>,
+    within?: ReadOptions["within"]
   ) {
     if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     const folder = yield* Paths.resolve(looker, real, dir)
@@ -289,7 +310,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
       .sort()
     const now = yield* Clock.currentTimeMillis
-    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now, texts)
+    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now, texts, within)
     const files: Array<StoredFile> = [(yield* Effect.fromResult(memory!)) ?? missingMemory(dir)]
     const unreadable: Array<Unreadable> = []
     read.forEach((result, i) => {
@@ -333,12 +354,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     return { dir, legacy: recorded === undefined || recorded === scope.agentId ? legacy : undefined }
   })
 
-  const read = (scope: Scope.Scope): Effect.Effect<StoredScope, StorageError> =>
+  const read = (scope: Scope.Scope, options?: ReadOptions): Effect.Effect<StoredScope, StorageError> =>
     run(
       Effect.gen(function* () {
         const real = yield* rootNow
         const { dir, legacy } = yield* dirNow(real, scope)
-        return (yield* readScope(real, scope, legacy ?? dir)).stored
+        return (yield* readScope(real, scope, legacy ?? dir, undefined, undefined, options?.within)).stored
       })
     ).pipe(Effect.withSpan("MemoryRoot.read"))
 

@@ -1,7 +1,8 @@
 /**
  * What one review pass shows the model (SPEC 4.3), as a pure function of the two scopes read and the new lines: the
  * entries (both MEMORY.md files, each only up to its size when a person made it longer, then topic entries as
- * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is. Topic entries are given to
+ * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is. A file far past its size may have
+ * been read only as far as its first entries within its size: the entries it left out count as not shown. Topic entries are given to
  * `Selection` as lists, one a file, the same list pass after pass while a file is unchanged (`candidates.ts`).
  */
 import { type Lines, type MemoryConfig, Selection, Text } from "@mneme/core"
@@ -19,6 +20,12 @@ export interface Chosen {
 }
 
 const memoryOf = (scope: StoredScope) => scope.files.find((file) => file.topic === undefined)
+
+/** The entries the read of `scope` left out of its files past their sizes: of MEMORY.md, or of its topics. */
+const omitted = (scope: StoredScope, memory: boolean) =>
+  scope.files
+    .filter((file) => (file.topic === undefined) === memory)
+    .reduce((sum, file) => sum + (file.omitted ?? 0), 0)
 
 /** The candidates of a scope's MEMORY.md, or of its topics, one list a file. */
 const candidates = (
@@ -69,8 +76,8 @@ export const choose = (
   )
   return {
     shown,
-    hidden,
-    memoryNotShown: { own: ownMemory.left, team: teamMemory.left },
+    hidden: hidden + omitted(own, false) + omitted(team, false),
+    memoryNotShown: { own: ownMemory.left + omitted(own, true), team: teamMemory.left + omitted(team, true) },
     sizes: { own: memoryOf(own)?.size ?? 0, team: memoryOf(team)?.size ?? 0, max: settings.memoryMax }
   }
 }

@@ -21,7 +21,7 @@ import {
 import { Clock, Data, Effect, Metric } from "effect"
 import type { Agents, AgentInfo } from "../Agents.ts"
 import type { StateChange } from "../MemoryRoot.ts"
-import type { MemoryStore, ScopeView } from "../MemoryStore.ts"
+import { type MemoryStore, type ScopeView, withinSizes } from "../MemoryStore.ts"
 import type { ReviewModel } from "../ReviewModel.ts"
 import { type Changes, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
 import * as Apply from "./reviewApply.ts"
@@ -97,7 +97,9 @@ const warnOddFiles = (scopes: ReadonlyArray<ScopeView>) =>
 /** Reads both scopes and writes the request; nothing has been asked yet. */
 const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
   const { settings, store } = services
-  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id)), store.load(Scope.team)], {
+  // Of a file past its size, only what the request shows is read (its first entries within its size).
+  const sizes = withinSizes(settings)
+  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id), sizes), store.load(Scope.team, sizes)], {
     concurrency: 2
   })
   if (input.first) yield* warnOddFiles([own, team])

@@ -4,7 +4,7 @@
  * and stops past `--max-calls`; `--show-prompt` prints what each call sends; `--dry-run` works on a copy and shows what
  * each file would gain or lose. The summary is the run's net effect on memory.
  */
-import { type Answer, Lines, MemoryConfig, NotAFolder, Secret, StorageError, Text } from "@mneme/core"
+import { type Answer, Lines, MemoryConfig, NotAFolder, Scope, Secret, StorageError, Text } from "@mneme/core"
 import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
 import { Console, Effect, FileSystem, Layer, Option, Path, Ref, Schema, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -535,7 +535,7 @@ export const review = Command.make(
       const results: Array<{
         readonly agent: string
         readonly run: Run
-        readonly view: MemoryStore.View
+        readonly sizes: MemoryStore.View["sizes"]
         readonly failures: number
       }> = []
       let made = 0
@@ -560,14 +560,18 @@ export const review = Command.make(
               )
         made += run.outcomes.reduce((n, outcome) => n + outcome.modelCalls, 0)
         const agent = target.member ?? global.agent
-        const view = yield* (yield* MemoryStore.MemoryStore).view(agent)
+        // Both MEMORY.md sizes, read as `mneme show` reads them: of a file past its size, its first entries only.
+        const store = yield* MemoryStore.MemoryStore
+        const memorySize = (scope: Scope.Scope) =>
+          Effect.map(store.load(scope, MemoryStore.withinSizes(settings)), (read) => read.files[0]?.size ?? 0)
+        const sizes = { own: yield* memorySize(Scope.own(agent)), team: yield* memorySize(Scope.team) }
         const record = yield* (yield* ReviewState.ReviewState).failure(ReviewOutcome.targetKey(target))
-        results.push({ agent, run, view, failures: record?.times.length ?? 0 })
+        results.push({ agent, run, sizes, failures: record?.times.length ?? 0 })
       }
       return results
     }).pipe(Effect.provide(services))
     const files = copy === undefined ? [] : yield* diffRoots(global.memory, copy)
-    const summaries = results.map(({ agent, run, view, failures }) => {
+    const summaries = results.map(({ agent, run, sizes, failures }) => {
       const { outcomes } = run
       const failed = outcomes.find((outcome) => !ReviewOutcome.isOk(outcome))
       const reason = failed === undefined ? (run.stopped ?? null) : reasonFor(failed, settings, failures)
@@ -598,8 +602,13 @@ export const review = Command.make(
         failed: changes.flatMap((change) =>
           change.failed.map((failed) => ({ change: failed.change, tag: failed.error._tag, reason: failed.reason }))
         ),
-        sizes: view.sizes,
-        limits: view.limits,
+        sizes,
+        limits: {
+          entry: settings.entryMax,
+          memory: settings.memoryMax,
+          topic: settings.topicMax,
+          topics: settings.topicsMax
+        },
         ...(input.dryRun ? { files } : {})
       }
       const landed = changes.some((change) => change.added.length + change.edited.length + change.removed.length > 0)

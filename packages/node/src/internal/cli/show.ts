@@ -33,7 +33,7 @@ const showFile = (file: MemoryRoot.StoredFile, settings: MemoryConfig.Settings) 
         looksSecret
       }
     }),
-    notShown: entries.length - within
+    notShown: entries.length - within + (file.omitted ?? 0)
   }
 }
 
@@ -47,9 +47,11 @@ export const show = Command.make(
     const settings = yield* MemoryConfig.MemoryConfig
     const store = yield* MemoryStore.MemoryStore
     const cursors = yield* ReviewState.ReviewState
+    // Of a file past its size, only what is shown is read (its first entries within its size).
+    const sizes = MemoryStore.withinSizes(settings)
     const scopes = [
-      { name: "own", view: yield* store.load(Scope.own(global.agent)) },
-      { name: "team", view: yield* store.load(Scope.team) }
+      { name: "own", view: yield* store.load(Scope.own(global.agent), sizes) },
+      { name: "team", view: yield* store.load(Scope.team, sizes) }
     ]
     const lastReview = yield* cursors.lastReview(global.agent)
     const document = {
