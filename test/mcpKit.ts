@@ -115,6 +115,8 @@ export const stdio = async (memory: string, args: ReadonlyArray<string> = [], en
   return {
     client,
     next,
+    /** The server's process, for bytes written past the client and for signals. */
+    child,
     stderr: () => stderr,
     said,
     /** What the server wrote on stdout that is not the protocol. */

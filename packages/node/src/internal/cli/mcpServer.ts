@@ -29,6 +29,7 @@ import { createServer } from "node:http"
 import * as ConversationLog from "../../ConversationLog.ts"
 import * as MemoryMcp from "../../MemoryMcp.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
+import * as McpStdio from "../mcp/stdio.ts"
 import * as Txt from "../text.ts"
 import { limits, memoryLocation, mneme, UsageError, version } from "./common.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
@@ -252,7 +253,7 @@ export const serve = (input: Options) =>
       // Said once the server is up: its memory read, its registrations made, its address bound.
       if (listen === undefined) {
         const stdio = Layer.effectDiscard(Console.error(`${serving} on standard input and output`)).pipe(
-          Layer.provide(McpServer.layerStdio(server))
+          Layer.provide(McpServer.layerStdio(server).pipe(Layer.provide(McpStdio.layer)))
         )
         return yield* serveUntil(stdio, Effect.never).pipe(Effect.ensuring(close))
       }
