@@ -1,17 +1,20 @@
 /**
- * Issue 13, `mneme mcp --http`: the same server over streamable HTTP at `/mcp`, driven by the official MCP TypeScript
- * SDK's client; it ends (exit 0, the waiting review finished) when its last session does. On an address other than
- * this machine's own, every request needs the bearer token of MNEME_MCP_TOKEN: without it, or with another, 401.
+ * Issues 13 and 22, `mneme mcp --http`: the same server over streamable HTTP at `/mcp`, driven by the official MCP
+ * TypeScript SDK's client and by raw HTTP. It serves one client session after another until it is stopped: SIGINT or
+ * SIGTERM (a real signal to the real process) stop it from taking requests, the waiting review finishes within
+ * `--grace` (a second signal stops the wait), and it exits 130. A session whose client went away without ending it is
+ * ended after `--session-idle`. On an address other than this machine's own, every request needs the bearer token of
+ * MNEME_MCP_TOKEN: without it, or with another, 401.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { scratch } from "./cliKit.ts"
-import { adding, httpClient, httpServer, ok, refused } from "./mcpKit.ts"
+import { adding, heldModel, httpClient, httpServer, ok, refused } from "./mcpKit.ts"
 
 describe("mneme mcp --http (issue 13)", () => {
-  it("serves the tools, resources and prompt at /mcp on this machine, and exits 0 once its last session ends", async () => {
+  it("serves the tools, resources and prompt at /mcp on this machine, one session after another, until stopped", async () => {
     const { dir, memory } = scratch()
     const answers = join(dir, "answers.jsonl")
     writeFileSync(answers, adding("The user moved to Lisbon"))
@@ -42,7 +45,19 @@ describe("mneme mcp --http (issue 13)", () => {
     assert.deepStrictEqual([kept.kept, kept.first, kept.last], [1, 1, 1])
 
     await transport.terminateSession()
-    assert.strictEqual(await server.exited, 0)
+    await client.close()
+
+    // The first session's end ends nothing else: the next client is served, and sees what the first one kept.
+    const next = await httpClient(server.url)
+    const recalled = await ok(next.client, "recall", { query: "green tea" })
+    assert.include(JSON.stringify(recalled), "The user likes green tea")
+    await next.transport.terminateSession()
+    await next.client.close()
+    const third = await httpClient(server.url)
+    assert.strictEqual(third.client.getServerVersion()?.name, "mneme")
+
+    server.child.kill("SIGTERM")
+    assert.strictEqual(await server.exited, 130)
     assert.strictEqual(server.stdout(), "")
     const memoryFile = readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8")
     assert.include(memoryFile, "- The user likes green tea [added: ")
@@ -86,7 +101,82 @@ describe("mneme mcp --http (issue 13)", () => {
     const added = await ok(client, "remember", { text: "The user likes green tea" })
     assert.isTrue(added.changed)
     await transport.terminateSession()
-    assert.strictEqual(await server.exited, 0)
+    server.child.kill("SIGINT")
+    assert.strictEqual(await server.exited, 130)
     assert.notInclude(server.stderr(), token)
+  })
+
+  it("SIGTERM: no request is taken, the waiting review finishes within --grace, and the server exits 130", async () => {
+    const { memory } = scratch()
+    const model = await heldModel(JSON.stringify({ changes: [{ op: "add", text: "The user moved to Lisbon" }] }))
+    const server = await httpServer(memory, ["--http", "127.0.0.1:0", "--model", model.url], { MNEME_MODEL: "stub" })
+    const { client } = await httpClient(server.url)
+    await ok(client, "review_turn", {
+      conversation: "chat-1",
+      lines: [{ who: "user", text: "I moved to Lisbon last month." }]
+    })
+
+    server.child.kill("SIGTERM")
+    await server.said("mneme mcp: stopping; waiting for 1 review to finish (at most 30 seconds)")
+    const refusedRequest = await fetch(server.url, { method: "POST" }).then(
+      () => undefined,
+      (error: unknown) => error
+    )
+    assert.instanceOf(refusedRequest, TypeError, "the server took a request after it was asked to stop")
+    model.release()
+    assert.strictEqual(await server.exited, 130)
+    assert.include(
+      readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8"),
+      "- The user moved to Lisbon [source: chat-1 #1; added: "
+    )
+    assert.notInclude(server.stderr(), "stopped waiting")
+  })
+
+  it("SIGINT, then SIGINT again: the second stops the wait, the turn's lines kept for a later review", async () => {
+    const { memory } = scratch()
+    const model = await heldModel("{}")
+    const server = await httpServer(memory, ["--http", "127.0.0.1:0", "--model", model.url], { MNEME_MODEL: "stub" })
+    const { client } = await httpClient(server.url)
+    await ok(client, "review_turn", { conversation: "chat-1", lines: [{ who: "user", text: "I moved to Lisbon." }] })
+
+    server.child.kill("SIGINT")
+    await server.said("mneme mcp: stopping; waiting for 1 review to finish (at most 30 seconds)")
+    server.child.kill("SIGINT")
+    assert.strictEqual(await server.exited, 130)
+    assert.include(
+      server.stderr(),
+      "mneme mcp: stopped waiting as asked; the lines of the reviews left are kept in their conversation logs"
+    )
+    assert.isFalse(existsSync(join(memory, "agents/default/MEMORY.md")))
+    assert.include(readFileSync(join(memory, "conversations/chat-1.jsonl"), "utf8"), "I moved to Lisbon.")
+  })
+
+  it("a session whose client went away without ending it is ended after --session-idle; its client may start anew", async () => {
+    const { memory } = scratch()
+    const server = await httpServer(memory, ["--http", "127.0.0.1:0", "--session-idle", "1"])
+    const gone = await httpClient(server.url)
+    await ok(gone.client, "remember", { text: "The user likes green tea" })
+    const session = gone.transport.sessionId!
+    assert.isString(session)
+    // The client goes away: no DELETE, nothing more.
+    await gone.transport.close()
+
+    await server.said("mneme mcp: ended a session idle for 1 second; its client starts a new one when it comes back")
+    const late = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": session
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })
+    })
+    assert.strictEqual(late.status, 404)
+
+    const back = await httpClient(server.url)
+    const recalled = await ok(back.client, "recall", { query: "green tea" })
+    assert.include(JSON.stringify(recalled), "The user likes green tea")
+    server.child.kill("SIGTERM")
+    assert.strictEqual(await server.exited, 130)
   })
 })

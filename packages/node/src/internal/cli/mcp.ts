@@ -6,9 +6,11 @@
  * folder or the Postgres database of `--memory`; the conversation logs are kept in the memory folder, or, with
  * Postgres, in the folder `--logs` names (they are files a review reads from its end).
  *
- * When the client closes (end of standard input, or the end of the last HTTP session) the server stops taking
- * requests, lets the reviews still waiting finish within `--grace` seconds, and exits 0. Standard output is the
- * protocol's alone: every line for people, and every log line, goes to stderr.
+ * Over stdio the server runs until the client closes (the end of standard input), and exits 0; over HTTP it runs until
+ * it is stopped, serving one client session after another, and ends each session idle for `--session-idle` seconds.
+ * SIGINT or SIGTERM stop either (exit 130). On the way out it takes no more requests and lets the reviews still
+ * waiting finish within `--grace` seconds (a second signal stops the wait). Standard output is the protocol's alone:
+ * every line for people, and every log line, goes to stderr.
  *
  * The server itself is `mcpServer.ts`, loaded when the command runs.
  */
@@ -42,9 +44,18 @@ export const mcp = Command.make(
       Flag.optional
     ),
     grace: Flag.Int("grace").pipe(
-      Flag.withDescription("When the client closes, how long the reviews still waiting may take to finish"),
+      Flag.withDescription(
+        "When the client closes or the server is stopped, how long the reviews still waiting may take to finish"
+      ),
       Flag.withMetavar("SECONDS"),
       Flag.withDefault(30)
+    ),
+    sessionIdle: Flag.Int("session-idle").pipe(
+      Flag.withDescription(
+        "With --http, end a session that has sent no request for this long (its client then starts a new one; 0: never)"
+      ),
+      Flag.withMetavar("SECONDS"),
+      Flag.withDefault(1800)
     )
   },
   (input) =>
