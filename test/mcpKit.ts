@@ -14,7 +14,7 @@ import {
   ResourceUpdatedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { createServer, type Server } from "node:http"
+import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { bin, environment } from "./cliKit.ts"
 
@@ -161,6 +161,53 @@ export const httpServer = async (memory: string, args: ReadonlyArray<string>, en
   })
   return { url, child, said, stderr: () => stderr, stdout: () => stdout, exited }
 }
+
+/** A raw HTTP answer: its status, headers and body. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly body: string
+}
+
+/** An `initialize` request, as a client sends it first. */
+export const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+}
+
+/**
+ * POSTs `message` to the MCP endpoint at `url` with exactly the headers given on top of an MCP client's own, the Host
+ * header among them (as a browser sends it for the name in its address bar, whatever address that name points at).
+ */
+export const post = (url: string, headers: Record<string, string>, message: unknown = initialize): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const body = JSON.stringify(message)
+    const request = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: {
+          host: target.host,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": String(Buffer.byteLength(body)),
+          ...headers
+        }
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      }
+    )
+    request.on("error", reject)
+    request.end(body)
+  })
 
 /** The SDK client over streamable HTTP to `url`, with the request headers `headers`. */
 export const httpClient = async (url: string, headers: Record<string, string> = {}) => {

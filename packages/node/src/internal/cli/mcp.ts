@@ -1,10 +1,11 @@
 /**
  * `mneme mcp`: mneme's memory for any MCP client (`MemoryMcp`), served over stdio (the default: the client launches
  * the command and talks on its standard input and output) or streamable HTTP at `/mcp` (`--http HOST:PORT`, loopback
- * unless `--allow-remote`, which needs a bearer token from MNEME_MCP_TOKEN). The review's model is chosen as
- * `mneme review` chooses it; without one the lines `review_turn` gets are kept, and no review runs. Memory is the
- * folder or the Postgres database of `--memory`; the conversation logs are kept in the memory folder, or, with
- * Postgres, in the folder `--logs` names (they are files a review reads from its end).
+ * unless `--allow-remote`, which needs a bearer token from MNEME_MCP_TOKEN; a request must be addressed to the served
+ * address or a name of `--allow-host`). The review's model is chosen as `mneme review` chooses it; without one the
+ * lines `review_turn` gets are kept, and no review runs. Memory is the folder or the Postgres database of `--memory`;
+ * the conversation logs are kept in the memory folder, or, with Postgres, in the folder `--logs` names (they are files
+ * a review reads from its end).
  *
  * Over stdio the server runs until the client closes (the end of standard input), and exits 0; over HTTP it runs until
  * it is stopped, serving one client session after another, and ends each session idle for `--session-idle` seconds.
@@ -29,6 +30,14 @@ export const mcp = Command.make(
     allowRemote: switchFlag(
       "allow-remote",
       "With --http, listen on an address other than this machine's own; requests then need the bearer token of MNEME_MCP_TOKEN"
+    ),
+    allowHost: textFlag("allow-host").pipe(
+      Flag.withDescription(
+        "With --http, a host name requests may also be addressed to (a name on any port, or NAME:PORT; repeatable): " +
+          "the name of this machine or of a proxy in front of it. Requests for any other name get 403"
+      ),
+      Flag.withMetavar("NAME"),
+      Flag.atLeast(0)
     ),
     model: textFlag("model").pipe(
       Flag.withDescription(

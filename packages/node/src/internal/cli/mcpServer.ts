@@ -27,6 +27,7 @@ import { createServer } from "node:http"
 import * as ConversationLog from "../../ConversationLog.ts"
 import * as MemoryMcp from "../../MemoryMcp.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
+import * as Hosts from "../mcp/hosts.ts"
 import * as McpHttp from "../mcp/http.ts"
 import * as Sessions from "../mcp/sessions.ts"
 import * as McpStdio from "../mcp/stdio.ts"
@@ -153,6 +154,7 @@ const withSignal = <A, E, R>(use: (signal: Effect.Effect<void>) => Effect.Effect
 export interface Options {
   readonly http: Option.Option<string>
   readonly allowRemote: boolean
+  readonly allowHost: ReadonlyArray<string>
   readonly model: Option.Option<string>
   readonly logs: Option.Option<string>
   readonly grace: number
@@ -176,6 +178,11 @@ export const serve = (input: Options) =>
         return yield* new UsageError({ reason: address.failure })
       }
       const listen = address?.success
+      if (listen === undefined && input.allowHost.length > 0) {
+        return yield* new UsageError({ reason: "--allow-host is for --http: standard input and output have no host" })
+      }
+      const badHost = input.allowHost.map(Hosts.nameProblem).find((problem) => problem !== undefined)
+      if (badHost !== undefined) return yield* new UsageError({ reason: badHost })
       const token = Option.getOrUndefined(
         Option.filter(yield* Config.option(Config.Redacted("MNEME_MCP_TOKEN")), (value) => Redacted.value(value) !== "")
       )
@@ -254,6 +261,8 @@ export const serve = (input: Options) =>
         Layer.provide(
           McpHttp.serve(McpServer.layerHttp({ ...server, path: httpPath, allowSessionTermination: true }), {
             path: httpPath,
+            listen: listen.host,
+            allowHosts: input.allowHost,
             token,
             idle: Sessions.idleOf(input.sessionIdle)
           })

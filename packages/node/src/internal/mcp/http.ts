@@ -1,12 +1,16 @@
 /**
- * What `mneme mcp --http` serves: Effect's streamable HTTP endpoint for MCP, behind who may use it (the bearer token
- * of MNEME_MCP_TOKEN, where there is one), with each session ended once idle (`sessions.ts`). The server runs until
- * it is stopped; a session its client ends, or that is ended for being idle, ends nothing else.
+ * What `mneme mcp --http` serves: Effect's streamable HTTP endpoint for MCP, behind who may use it (a Host header that
+ * names the served address, `hosts.ts`; the bearer token of MNEME_MCP_TOKEN, where there is one), with each session
+ * ended once idle (`sessions.ts`). The server runs until it is stopped; a session its client ends, or that is ended
+ * for being idle, ends nothing else.
  */
 import { Cause, Console, Duration, Effect, Layer, Redacted } from "effect"
+import { NetAddress } from "effect/net"
 import { HttpEffect, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash, timingSafeEqual } from "node:crypto"
+import { networkInterfaces } from "node:os"
 import * as Txt from "../text.ts"
+import * as Hosts from "./hosts.ts"
 import * as Sessions from "./sessions.ts"
 
 /** Whether an `Authorization` header carries the token, compared in constant time. */
@@ -20,6 +24,10 @@ export const bearerMatches = (header: string | undefined, token: Redacted.Redact
 export interface Options {
   /** The path the MCP endpoint is at (the one `mcp` registers). */
   readonly path: string
+  /** The host `--http` named, whose addresses the Host header must name. */
+  readonly listen: string
+  /** The other host names a request may be addressed to (`--allow-host`). */
+  readonly allowHosts: ReadonlyArray<string>
   /** The bearer token every request must carry, if any. */
   readonly token: Redacted.Redacted<string> | undefined
   /** How long a session may go without a request before it is ended (none: never). */
@@ -64,8 +72,21 @@ export const serve = <A, E>(mcp: Layer.Layer<A, E, HttpRouter.HttpRouter>, optio
         )
       const sessions = yield* Sessions.make({ idle: options.idle, end })
 
+      const address = (yield* HttpServer.HttpServer).address
+      const inet = NetAddress.isInetAddress(address) ? address : undefined
+      const hosts = Hosts.allowed(
+        options.listen,
+        inet === undefined ? options.listen : NetAddress.formatIp(inet.address),
+        inet?.port ?? 0,
+        Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((info) => info.address)),
+        options.allowHosts
+      )
+
       const handler = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
+        if (!Hosts.admits(hosts, request.headers["host"])) {
+          return HttpServerResponse.text(Hosts.refusal(hosts), { status: 403 })
+        }
         if (options.token !== undefined && !bearerMatches(request.headers["authorization"], options.token)) {
           return HttpServerResponse.text("mneme: this server needs the bearer token of MNEME_MCP_TOKEN\n", {
             status: 401,
