@@ -61,7 +61,8 @@ export const mcp = Command.make(
     ),
     sessionIdle: Flag.Int("session-idle").pipe(
       Flag.withDescription(
-        "With --http, end a session that has sent no request for this long (its client then starts a new one; 0: never)"
+        "With --http, end a session that has sent no request for this long (its client then starts a new one): " +
+          "1800 (half an hour) by default, 0 for never"
       ),
       Flag.withMetavar("SECONDS"),
       Flag.withDefault(1800)
