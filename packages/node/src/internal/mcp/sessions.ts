@@ -6,7 +6,7 @@
  * and, as MCP asks of it, starts a new session. A session its client ended, or that the server no longer knows, is
  * dropped.
  */
-import { Duration, Effect, FiberMap, type Scope } from "effect"
+import { Duration, Effect, FiberMap, Ref, type Scope } from "effect"
 import type { HttpServerResponse } from "effect/http"
 
 /** The header that names a request's session, and the response to `initialize` gives out. */
@@ -39,8 +39,17 @@ export const make = Effect.fnUntraced(function* (options: {
 }): Effect.fn.Return<Sessions, never, Scope.Scope> {
   const timers = yield* FiberMap.make<string>()
   // The requests running per session the server gave out: a session is known while it has an entry.
-  const running = new Map<string, number>()
+  const running = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
   const { idle, end } = options
+
+  /** `running` with the count of `id` set (none: forgotten). */
+  const withCount = (counts: ReadonlyMap<string, number>, id: string, count: number | undefined) => {
+    const next = new Map(counts)
+    if (count === undefined) next.delete(id)
+    else next.set(id, count)
+    return next
+  }
+  const forget = (id: string) => Ref.update(running, (counts) => withCount(counts, id, undefined))
 
   const idleFrom = (id: string) =>
     idle === undefined
@@ -49,45 +58,34 @@ export const make = Effect.fnUntraced(function* (options: {
           FiberMap.run(
             timers,
             id,
-            Effect.andThen(
-              Effect.sleep(idle),
-              Effect.uninterruptible(
-                Effect.andThen(
-                  end(id),
-                  Effect.sync(() => running.delete(id))
-                )
-              )
-            )
+            Effect.andThen(Effect.sleep(idle), Effect.uninterruptible(Effect.andThen(end(id), forget(id))))
           )
         )
-  const drop = (id: string) =>
-    Effect.andThen(
-      Effect.sync(() => running.delete(id)),
-      FiberMap.remove(timers, id)
-    )
+  const drop = (id: string) => Effect.andThen(forget(id), FiberMap.remove(timers, id))
 
   const started = (id: string) =>
-    Effect.suspend(() => {
-      if (running.has(id)) return Effect.void
-      running.set(id, 0)
-      return idleFrom(id)
-    })
+    Effect.flatMap(
+      Ref.modify(running, (counts) => (counts.has(id) ? [false, counts] : [true, withCount(counts, id, 0)])),
+      (added) => (added ? idleFrom(id) : Effect.void)
+    )
 
   const begin = (id: string) =>
-    Effect.suspend(() => {
-      const count = running.get(id)
-      if (count === undefined) return Effect.void
-      running.set(id, count + 1)
-      return FiberMap.remove(timers, id)
-    })
+    Effect.flatMap(
+      Ref.modify(running, (counts) => {
+        const count = counts.get(id)
+        return count === undefined ? [false, counts] : [true, withCount(counts, id, count + 1)]
+      }),
+      (known) => (known ? FiberMap.remove(timers, id) : Effect.void)
+    )
 
   const finish = (id: string) =>
-    Effect.suspend(() => {
-      const count = running.get(id)
-      if (count === undefined) return Effect.void
-      running.set(id, count - 1)
-      return count === 1 ? idleFrom(id) : Effect.void
-    })
+    Effect.flatMap(
+      Ref.modify(running, (counts) => {
+        const count = counts.get(id)
+        return count === undefined ? [false, counts] : [count === 1, withCount(counts, id, count - 1)]
+      }),
+      (idleNow) => (idleNow ? idleFrom(id) : Effect.void)
+    )
 
   const request = <E, R>(
     id: string | undefined,
@@ -108,7 +106,7 @@ export const make = Effect.fnUntraced(function* (options: {
           )
         )
 
-  return { started, request, open: Effect.sync(() => running.size) }
+  return { started, request, open: Effect.map(Ref.get(running), (counts) => counts.size) }
 })
 
 /** `seconds` as the idle time of `make`: none for 0 (sessions are never ended for being idle). */
