@@ -487,13 +487,6 @@ describe("mneme mcp: what stops it from starting", () => {
     )
     assertFailure(mneme([...at, "--http", "127.0.0.1:70000"]), 2, "--http takes PORT or HOST:PORT")
     assertFailure(mneme([...at, "--grace", "-1"]), 2, "--grace must be 0 seconds or more")
-    assertFailure(mneme([...at, "--session-idle", "-1"]), 2, "--session-idle must be 0 seconds (never) or more")
-    assertFailure(mneme([...at, "--allow-host", "mneme.lan"]), 2, "--allow-host is for --http")
-    assertFailure(
-      mneme([...at, "--http", "127.0.0.1:0", "--allow-host", "http://mneme.lan/"]),
-      2,
-      '--allow-host takes a host name, with a port or without (such as mneme.example.com or mneme.lan:8765), not "http://mneme.lan/"'
-    )
     assertFailure(mneme([...at, "--model", "ftp://model"]), 2, "--model takes replay:FILE or a server URL")
     assertFailure(
       mneme(at, { MNEME_BASE_URL: "http://127.0.0.1:9/v1" }),
@@ -501,6 +494,17 @@ describe("mneme mcp: what stops it from starting", () => {
       "set MNEME_MODEL to the name of the model the server should run"
     )
     assert.isFalse(existsSync(memory))
+  })
+
+  it("the flags of the HTTP server: exit 2 with one line that says what to do", () => {
+    const at = ["mcp", "--memory", scratch().memory]
+    assertFailure(mneme([...at, "--session-idle", "-1"]), 2, "--session-idle must be 0 seconds (never) or more")
+    assertFailure(mneme([...at, "--allow-host", "mneme.lan"]), 2, "--allow-host is for --http")
+    assertFailure(
+      mneme([...at, "--http", "127.0.0.1:0", "--allow-host", "http://mneme.lan/"]),
+      2,
+      '--allow-host takes a host name, with a port or without (such as mneme.example.com or mneme.lan:8765), not "http://mneme.lan/"'
+    )
   })
 
   it("a memory folder that is a file, or recorded answers that cannot be read: exit 1, said once", () => {
