@@ -7,13 +7,11 @@
  * background review, whose entry is on disk once the client has closed and the server has exited 0. An MCP `remember`
  * and `mneme remember` processes on one root at once all land.
  */
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { assertFailure, mneme, mnemeAsync, scratch } from "./cliKit.ts"
-import { adding, call, ok, refused, stdio } from "./mcpKit.ts"
+import { adding, call, heldModel, ok, refused, stdio } from "./mcpKit.ts"
 
 const own = (memory: string, agent = "default") => join(memory, "agents", agent, "MEMORY.md")
 const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
@@ -28,36 +26,6 @@ const snapshot = (memory: string) =>
   )
 
 const dated = /\[added: \d{4}-\d{2}-\d{2}\]/
-
-/** An OpenAI-compatible model server whose answers wait until the test lets them go. */
-const heldModel = async (answer: string) => {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  let requests = 0
-  const server = createServer((request, response) => {
-    requests++
-    request.resume()
-    request.on("end", () => {
-      void released.then(() =>
-        response.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            choices: [{ message: { role: "assistant", content: answer }, finish_reason: "stop" }]
-          })
-        )
-      )
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  held.push(server)
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, release, requests: () => requests }
-}
-const held: Array<Server> = []
-afterEach(async () => {
-  for (const server of held.splice(0)) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
-})
 
 describe("mneme mcp: the tools (issue 13)", () => {
   it("lists its tools, each described for a model with the limits in force, and no limit in a parameter schema", async () => {
@@ -386,6 +354,22 @@ describe("mneme mcp: review_turn (issue 13)", () => {
     assert.include(read(join(other, "conversations/chat-1.jsonl"))!, "I moved to Lisbon.")
   })
 
+  it("SIGTERM: the server stops, the waiting review finishes within --grace, and it exits 130", async () => {
+    const { memory } = scratch()
+    const model = await heldModel(JSON.stringify({ changes: [{ op: "add", text: "The user moved to Lisbon" }] }))
+    const server = await stdio(memory, ["--model", model.url], { MNEME_MODEL: "stub-model" })
+    await ok(server.client, "review_turn", {
+      conversation: "chat-1",
+      lines: [{ who: "user", text: "I moved to Lisbon." }]
+    })
+    const exited = new Promise((resolve) => server.child.on("close", resolve))
+    server.child.kill("SIGTERM")
+    await server.said("mneme mcp: stopping; waiting for 1 review to finish (at most 30 seconds)")
+    model.release()
+    assert.strictEqual(await exited, 130)
+    assert.include(read(own(memory))!, "- The user moved to Lisbon [source: chat-1 #1; added: ")
+  })
+
   it("refuses a bad conversation id, an other line without a name and another agent's conversation, the log untouched", async () => {
     const { memory } = scratch()
     const bob = await stdio(memory, ["--agent", "bob"])
@@ -510,6 +494,17 @@ describe("mneme mcp: what stops it from starting", () => {
       "set MNEME_MODEL to the name of the model the server should run"
     )
     assert.isFalse(existsSync(memory))
+  })
+
+  it("the flags of the HTTP server: exit 2 with one line that says what to do", () => {
+    const at = ["mcp", "--memory", scratch().memory]
+    assertFailure(mneme([...at, "--session-idle", "-1"]), 2, "--session-idle must be 0 seconds (never) or more")
+    assertFailure(mneme([...at, "--allow-host", "mneme.lan"]), 2, "--allow-host is for --http")
+    assertFailure(
+      mneme([...at, "--http", "127.0.0.1:0", "--allow-host", "http://mneme.lan/"]),
+      2,
+      '--allow-host takes a host name, with a port or without (such as mneme.example.com or mneme.lan:8765), not "http://mneme.lan/"'
+    )
   })
 
   it("a memory folder that is a file, or recorded answers that cannot be read: exit 1, said once", () => {

@@ -14,6 +14,8 @@ import {
   ResourceUpdatedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { createServer, request as httpRequest, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { bin, environment } from "./cliKit.ts"
 
 /**
@@ -115,6 +117,8 @@ export const stdio = async (memory: string, args: ReadonlyArray<string> = [], en
   return {
     client,
     next,
+    /** The server's process, for bytes written past the client and for signals. */
+    child,
     stderr: () => stderr,
     said,
     /** What the server wrote on stdout that is not the protocol. */
@@ -136,18 +140,74 @@ export const httpServer = async (memory: string, args: ReadonlyArray<string>, en
   children.push(child)
   let stderr = ""
   let stdout = ""
+  const listeners: Array<() => void> = []
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk
+    for (const listener of listeners.splice(0)) listener()
+  })
+  /** Once the server has said `text` on stderr. */
+  const said = (text: string): Promise<void> =>
+    stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => listeners.push(() => resolve(said(text))))
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk
+    const look = () => {
       const listening = / at (http:\/\/\S+\/mcp)\n/.exec(stderr)
       if (listening !== null) resolve(listening[1]!)
-    })
+      else listeners.push(look)
+    }
+    look()
     child.on("close", (code) => reject(new Error(`mneme mcp exited with ${code} before it listened:\n${stderr}`)))
   })
-  return { url, stderr: () => stderr, stdout: () => stdout, exited }
+  return { url, child, said, stderr: () => stderr, stdout: () => stdout, exited }
 }
+
+/** A raw HTTP answer: its status, headers and body. */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly body: string
+}
+
+/** An `initialize` request, as a client sends it first. */
+export const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+}
+
+/**
+ * POSTs `message` to the MCP endpoint at `url` with exactly the headers given on top of an MCP client's own, the Host
+ * header among them (as a browser sends it for the name in its address bar, whatever address that name points at).
+ */
+export const post = (url: string, headers: Record<string, string>, message: unknown = initialize): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const body = JSON.stringify(message)
+    const request = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: {
+          host: target.host,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": String(Buffer.byteLength(body)),
+          ...headers
+        }
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      }
+    )
+    request.on("error", reject)
+    request.end(body)
+  })
 
 /** The SDK client over streamable HTTP to `url`, with the request headers `headers`. */
 export const httpClient = async (url: string, headers: Record<string, string> = {}) => {
@@ -186,3 +246,33 @@ export const refused = async (client: Client, name: string, args: Record<string,
 /** A replay file that answers one review by adding `texts` to the agent's MEMORY.md. */
 export const adding = (...texts: ReadonlyArray<string>) =>
   JSON.stringify({ answer: JSON.stringify({ changes: texts.map((text) => ({ op: "add", text })) }) }) + "\n"
+
+const held: Array<Server> = []
+/** An OpenAI-compatible model server whose answers wait until the test lets them go. */
+export const heldModel = async (answer: string) => {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let requests = 0
+  const server = createServer((request, response) => {
+    requests++
+    request.resume()
+    request.on("end", () => {
+      void released.then(() =>
+        response.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            choices: [{ message: { role: "assistant", content: answer }, finish_reason: "stop" }]
+          })
+        )
+      )
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  held.push(server)
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, release, requests: () => requests }
+}
+afterEach(async () => {
+  for (const server of held.splice(0)) {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+})

@@ -18,17 +18,19 @@ import {
   Layer,
   Option,
   Redacted,
-  Ref,
   References,
   Result
 } from "effect"
 import { McpServer } from "effect/ai"
-import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { createHash, timingSafeEqual } from "node:crypto"
+import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as ConversationLog from "../../ConversationLog.ts"
 import * as MemoryMcp from "../../MemoryMcp.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
+import * as Hosts from "../mcp/hosts.ts"
+import * as McpHttp from "../mcp/http.ts"
+import * as Sessions from "../mcp/sessions.ts"
+import * as McpStdio from "../mcp/stdio.ts"
 import * as Txt from "../text.ts"
 import { limits, memoryLocation, mneme, UsageError, version } from "./common.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
@@ -66,55 +68,6 @@ export const parseAddress = (given: string): Result.Result<Address, string> => {
   const host = match[1] ?? match[2] ?? "127.0.0.1"
   return Result.succeed({ host, port, loopback: isLoopback(host) })
 }
-
-// ---------------------------------------------------------------------------------------------------------------------
-// HTTP
-
-/** Whether an `Authorization` header carries the token, compared in constant time. */
-const bearerMatches = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
-  const given = /^Bearer\s+(.+)$/i.exec(header ?? "")?.[1] ?? ""
-  const digest = (text: string) => createHash("sha256").update(text, "utf8").digest()
-  return given !== "" && timingSafeEqual(digest(given), digest(Redacted.value(token)))
-}
-
-/**
- * Every request: refused with 401 without the bearer token (when there is one); the sessions it uses counted, so the
- * end of the last one (a DELETE that ends it) ends the server.
- */
-const guard = (token: Redacted.Redacted<string> | undefined, lastSessionEnded: Deferred.Deferred<void>) =>
-  Layer.unwrap(
-    Effect.map(Ref.make(new Set<string>()), (sessions) =>
-      HttpRouter.middleware(
-        (app) =>
-          Effect.gen(function* () {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            if (token !== undefined && !bearerMatches(request.headers["authorization"], token)) {
-              return HttpServerResponse.text("mneme: this server needs the bearer token of MNEME_MCP_TOKEN\n", {
-                status: 401,
-                headers: { "www-authenticate": 'Bearer realm="mneme"' }
-              })
-            }
-            const response = yield* app
-            const session = request.headers["mcp-session-id"]
-            if (session === undefined) return response
-            if (request.method === "DELETE" && response.status === 204) {
-              const left = yield* Ref.updateAndGet(
-                sessions,
-                (open) => new Set([...open].filter((id) => id !== session))
-              )
-              if (left.size > 0) return response
-              yield* Deferred.succeed(lastSessionEnded, undefined)
-              // The server closes now: the client is not to keep this connection for another request.
-              return HttpServerResponse.setHeader(response, "connection", "close")
-            } else if (response.status < 400) {
-              yield* Ref.update(sessions, (open) => new Set(open).add(session))
-            }
-            return response
-          }),
-        { global: true }
-      )
-    )
-  )
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The command
@@ -167,31 +120,57 @@ const logsFolder = (location: MemoryLocation.Location, logs: Option.Option<strin
       )
 }
 
-/** Runs a server layer until it ends by itself or `stop` completes; a failure to start is the run's. */
-const serveUntil = <A, E, R>(server: Layer.Layer<A, E, R>, stop: Effect.Effect<void>) =>
+/**
+ * Runs a server layer until it ends by itself (the end of standard input) or the run is stopped (SIGINT or SIGTERM
+ * interrupt it): the server is stopped first, so no request is taken while the reviews finish. A failure to start is
+ * the run's.
+ */
+const serveUntilEnd = <A, E, R>(server: Layer.Layer<A, E, R>) =>
   Effect.gen(function* () {
     const fiber = yield* Effect.forkChild(Layer.launch(server))
-    const exit = yield* Effect.raceFirst(Fiber.await(fiber), Effect.as(stop, Exit.void))
-    yield* Fiber.interrupt(fiber)
+    const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
     if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+  })
+
+/** `use` given an effect that completes once SIGINT or SIGTERM comes (again, on the way out: the first stopped the server). */
+const withSignal = <A, E, R>(use: (signal: Effect.Effect<void>) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Deferred.make<void>(), (signal) => {
+    const on = () => Deferred.doneUnsafe(signal, Effect.void)
+    return Effect.acquireUseRelease(
+      Effect.sync(() => {
+        process.once("SIGINT", on)
+        process.once("SIGTERM", on)
+      }),
+      () => use(Deferred.await(signal)),
+      () =>
+        Effect.sync(() => {
+          process.off("SIGINT", on)
+          process.off("SIGTERM", on)
+        })
+    )
   })
 
 /** The flags of `mneme mcp` (see `mcp`). */
 export interface Options {
   readonly http: Option.Option<string>
   readonly allowRemote: boolean
+  readonly allowHost: ReadonlyArray<string>
   readonly model: Option.Option<string>
   readonly logs: Option.Option<string>
   readonly grace: number
+  readonly sessionIdle: number
 }
 
-/** Runs `mneme mcp` with its flags: serves until the client closes. */
+/** Runs `mneme mcp` with its flags: serves until the client closes (stdio) or the server is stopped. */
 export const serve = (input: Options) =>
   Effect.flatMap(Effect.all([mneme, References.MinimumLogLevel]), ([global, logLevel]) =>
     Effect.gen(function* () {
       const problem = MemoryMcp.agentProblem(global.agent)
       if (problem !== undefined) return yield* new UsageError({ reason: problem })
       if (input.grace < 0) return yield* new UsageError({ reason: "--grace must be 0 seconds or more" })
+      if (input.sessionIdle < 0) {
+        return yield* new UsageError({ reason: "--session-idle must be 0 seconds (never) or more" })
+      }
       const location = yield* memoryLocation
       const logs = yield* logsFolder(location, input.logs)
       const address = Option.isNone(input.http) ? undefined : parseAddress(input.http.value)
@@ -199,6 +178,11 @@ export const serve = (input: Options) =>
         return yield* new UsageError({ reason: address.failure })
       }
       const listen = address?.success
+      if (listen === undefined && input.allowHost.length > 0) {
+        return yield* new UsageError({ reason: "--allow-host is for --http: standard input and output have no host" })
+      }
+      const badHost = input.allowHost.map(Hosts.nameProblem).find((problem) => problem !== undefined)
+      if (badHost !== undefined) return yield* new UsageError({ reason: badHost })
       const token = Option.getOrUndefined(
         Option.filter(yield* Config.option(Config.Redacted("MNEME_MCP_TOKEN")), (value) => Redacted.value(value) !== "")
       )
@@ -236,42 +220,56 @@ export const serve = (input: Options) =>
       }
       const serving = `mneme mcp: serving the memory of the agent ${JSON.stringify(global.agent)} in ${location.shown}`
       const review = Context.get(context, MemoryReview.MemoryReview)
-      const close = Effect.gen(function* () {
-        const pending = yield* review.pending
-        if (pending === 0) return
-        yield* Console.error(
-          `mneme mcp: the client closed; waiting for ${Txt.plural(pending, "review", "reviews")} to finish (at most ${Txt.plural(input.grace, "second", "seconds")})`
-        )
-        const idle = yield* review.awaitIdle.pipe(Effect.timeoutOption(Duration.seconds(input.grace)))
-        if (Option.isNone(idle)) {
-          yield* Console.error(
-            `mneme mcp: stopped waiting after ${Txt.plural(input.grace, "second", "seconds")}; the lines of the reviews left are kept in their conversation logs and are reviewed after their next turn end`
+      const seconds = (count: number) => Txt.plural(count, "second", "seconds")
+      /** Lets the reviews still waiting finish within `--grace` (or until SIGINT or SIGTERM comes again). */
+      const close = (why: string) =>
+        Effect.gen(function* () {
+          const pending = yield* review.pending
+          if (pending === 0) return
+          const left = (reason: string) =>
+            Console.error(
+              `mneme mcp: stopped waiting ${reason}; the lines of the reviews left are kept in their conversation logs and are reviewed after their next turn end`
+            )
+          yield* withSignal((signal) =>
+            Effect.andThen(
+              Console.error(
+                `mneme mcp: ${why}; waiting for ${Txt.plural(pending, "review", "reviews")} to finish (at most ${seconds(input.grace)})`
+              ),
+              Effect.raceFirst(
+                review.awaitIdle.pipe(
+                  Effect.timeoutOption(Duration.seconds(input.grace)),
+                  Effect.flatMap((idle) => (Option.isNone(idle) ? left(`after ${seconds(input.grace)}`) : Effect.void))
+                ),
+                Effect.andThen(signal, left("as asked"))
+              )
+            )
           )
-        }
-      })
+        })
+      const closed = Effect.onExit((exit: Exit.Exit<unknown, unknown>) =>
+        close(Exit.hasInterrupts(exit) ? "stopping" : "the client closed")
+      )
       // Said once the server is up: its memory read, its registrations made, its address bound.
       if (listen === undefined) {
         const stdio = Layer.effectDiscard(Console.error(`${serving} on standard input and output`)).pipe(
-          Layer.provide(McpServer.layerStdio(server))
+          Layer.provide(McpServer.layerStdio(server).pipe(Layer.provide(McpStdio.layer)))
         )
-        return yield* serveUntil(stdio, Effect.never).pipe(Effect.ensuring(close))
+        return yield* serveUntilEnd(stdio).pipe(closed)
       }
-      const lastSessionEnded = yield* Deferred.make<void>()
       const http = Layer.effectDiscard(
         HttpServer.addressFormattedWith((url) => Console.error(`${serving} at ${url}${httpPath}`))
       ).pipe(
         Layer.provide(
-          HttpRouter.serve(
-            Layer.mergeAll(
-              McpServer.layerHttp({ ...server, path: httpPath, allowSessionTermination: true }),
-              guard(token, lastSessionEnded)
-            ),
-            { disableLogger: true, disableListenLog: true }
-          )
+          McpHttp.serve(McpServer.layerHttp({ ...server, path: httpPath, allowSessionTermination: true }), {
+            path: httpPath,
+            listen: listen.host,
+            allowHosts: input.allowHost,
+            token,
+            idle: Sessions.idleOf(input.sessionIdle)
+          })
         ),
         Layer.provide(NodeHttpServer.layerServer(createServer, { host: listen.host, port: listen.port }))
       )
-      return yield* serveUntil(http, Deferred.await(lastSessionEnded)).pipe(Effect.ensuring(close))
+      return yield* serveUntilEnd(http).pipe(closed)
     }).pipe(
       Effect.scoped,
       // A server's warnings (a failed review) are for its log, on stderr, unless a log level was asked for.
