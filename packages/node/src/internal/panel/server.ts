@@ -550,7 +550,8 @@ const PageToken = Schema.Struct({ page: Schema.optionalKey(Schema.String) })
 
 /**
  * Guards every request (`Guard.judge`): a wrong Host gets 403, no access token 401, the link's token a cookie and the
- * same address without it; a change from another site, or without a page token this run signed, 403. Nothing runs
+ * same address without it; a change from another site or from nowhere it says, or without a page token this run
+ * signed, 403. Nothing runs
  * before the guard has let a request through. Every response carries the security headers.
  */
 const guard = HttpRouter.middleware(
@@ -568,6 +569,7 @@ const guard = HttpRouter.middleware(
         host: header("host"),
         cookie: request.cookies[panel.keys.cookie],
         origin: header("origin"),
+        referer: header("referer"),
         fetchSite: header("sec-fetch-site")
       })
       const response = yield* Effect.gen(function* () {
@@ -581,6 +583,14 @@ const guard = HttpRouter.middleware(
             return page(Views.unauthorized(), 401)
           case "OtherSite":
             return page(Views.refused("A change can only be sent from the panel's own pages."), 403)
+          case "UnknownSite":
+            return page(
+              Views.refused(
+                "This change does not say which page sent it (no Origin or Referer header), so it is refused: " +
+                  "a change can only be sent from the panel's own pages, in a browser."
+              ),
+              403
+            )
           case "TokenGiven":
             return HttpServerResponse.redirect(verdict.location, { status: 303 }).pipe(
               HttpServerResponse.setCookieUnsafe(panel.keys.cookie, panel.keys.token, {
