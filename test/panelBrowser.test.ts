@@ -46,8 +46,8 @@ const submit = async (page: Page, button: Locator) => {
   await Promise.all([page.waitForEvent("load"), button.click()])
 }
 
-/** The notice at the top of the page. */
-const notice = async (page: Page) => (await page.locator(".notice").textContent()) ?? ""
+/** The words of the notice at the top of the page. */
+const notice = async (page: Page) => (await page.locator(".notice .said").textContent()) ?? ""
 
 /** The agent's page, from the overview's link. */
 const toAgent = async (page: Page, agentId: string) => {
@@ -206,6 +206,34 @@ describe("mneme panel in a browser", () => {
     assert.include(await notice(page), "cannot undo the change to agents/ada/MEMORY.md")
     assert.include(await notice(page), "nothing was changed")
     assert.strictEqual(memoryOf(memory), edited)
+  })
+
+  it("offers Undo at once after a Remove, on the page itself, and puts the entry back", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada runs on Sundays")
+    remember(memory, "The team ships on Fridays", "--team")
+    const page = await open(await startPanel(["--memory", memory]))
+    await toAgent(page, "ada")
+    await submit(page, page.locator("li.entry", { hasText: "green tea" }).getByRole("button", { name: "Remove" }))
+    assert.include(await notice(page), "removed from agents/ada/MEMORY.md")
+    assert.notInclude(memoryOf(memory), "green tea")
+    assert.strictEqual(await page.locator(".notice").getByRole("button", { name: "Undo" }).count(), 1)
+    await submit(page, page.locator(".notice").getByRole("button", { name: "Undo" }))
+    assert.include(await notice(page), 'undone: "Ada drinks green tea" is back')
+    assert.strictEqual(await page.locator("h1").textContent(), "Agent ada")
+    assert.strictEqual(await page.locator(".notice button").count(), 0, "an undo is not offered to be undone")
+    assert.include(memoryOf(memory), "- Ada drinks green tea [added: ")
+    assert.include(memoryOf(memory), "- Ada runs on Sundays [added: ")
+    assert.strictEqual(await page.locator("li.entry", { hasText: "green tea" }).count(), 1)
+
+    const team = join(memory, "team/MEMORY.md")
+    await submit(page, page.locator("li.entry", { hasText: "Fridays" }).getByRole("button", { name: "Remove" }))
+    assert.include(await notice(page), "removed from team/MEMORY.md")
+    assert.notInclude(readFileSync(team, "utf8"), "Fridays")
+    await submit(page, page.locator(".notice").getByRole("button", { name: "Undo" }))
+    assert.include(await notice(page), 'undone: "The team ships on Fridays" is back')
+    assert.include(readFileSync(team, "utf8"), "- The team ships on Fridays [added: ")
   })
 
   it("sees a change made on disk meanwhile, and never overwrites it", async () => {

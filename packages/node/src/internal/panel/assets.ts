@@ -52,7 +52,8 @@ button { font: inherit; padding: .25rem .7rem; border-radius: 5px; border: 1px s
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 button.danger { color: var(--full); }
 button[disabled] { opacity: .6; cursor: wait; }
-.notice { border-radius: 6px; padding: .6rem .9rem; margin: 1rem 0; white-space: pre-wrap; }
+.notice { border-radius: 6px; padding: .6rem .9rem; margin: 1rem 0; display: flex; gap: 1rem; align-items: baseline; }
+.notice .said { white-space: pre-wrap; flex: 1; }
 .notice.ok { background: #e8f5ec; border: 1px solid #b7dfc3; color: var(--ink); font-weight: normal; }
 .notice.refused { background: #fdecea; border: 1px solid #f3c1bc; }
 .notice.info { background: #eef3fb; border: 1px solid #c9d7f1; }

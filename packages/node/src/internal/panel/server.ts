@@ -191,7 +191,12 @@ const EntryForm = Schema.Struct({
   entry: Schema.String
 })
 const EditForm = Schema.Struct({ ...EntryForm.fields, text: Schema.String })
-const UndoForm = Schema.Struct({ agent: Schema.String, side: Side, id: Schema.String })
+const UndoForm = Schema.Struct({
+  agent: Schema.String,
+  side: Side,
+  id: Schema.String,
+  back: Schema.optionalKey(Schema.Literal("agent"))
+})
 const AskForm = Schema.Struct({ agent: Schema.String, words: Schema.String })
 const ProposalForm = Schema.Struct({ agent: Schema.String, proposal: Schema.String })
 const ReviewForm = Schema.Struct({ key: Schema.String, back: Schema.String })
@@ -200,10 +205,34 @@ const scopeOf = (agentId: string, side: "own" | "team") => (side === "team" ? Sc
 
 const topicOf = (topic: string) => (topic.trim() === "" ? {} : { topic })
 
-/** A change done: its outcome's message, as the CLI prints it. */
-const done = (outcome: MemoryStore.Outcome, note = ""): Views.Notice => ({
-  kind: outcome.changed ? "ok" : "info",
-  text: outcome.message + note
+/** How many of a scope's latest journal lines are searched for the change just made. */
+const recentLines = 20
+
+/**
+ * A person's change done: its outcome's message, as the CLI prints it, and Undo for it at once where it changed
+ * something (its journal line found among the scope's latest: the newest that wrote what the outcome says).
+ */
+const done = Effect.fnUntraced(function* (
+  agentId: string,
+  side: "own" | "team",
+  outcome: MemoryStore.Outcome,
+  note = ""
+) {
+  const text = outcome.message + note
+  if (!outcome.changed) return { kind: "info", text } satisfies Views.Notice
+  // The change is made: a journal that cannot be read now only means no Undo is offered here (the journal page has it).
+  const lines = yield* (yield* MemoryStore.MemoryStore)
+    .journal({ scope: scopeOf(agentId, side), limit: recentLines })
+    .pipe(Effect.orElseSucceed(() => []))
+  const id = lines.findLast(
+    (line) =>
+      line.op === outcome.op &&
+      line.actor === "person" &&
+      line.file === outcome.file &&
+      line.before === outcome.before &&
+      line.after === outcome.after
+  )?.id
+  return { kind: "ok", text, undo: id === undefined ? undefined : { agentId, side, id } } satisfies Views.Notice
 })
 
 /** A change refused: the error's message, as the CLI prints it. */
@@ -233,7 +262,7 @@ const addEntry = (form: typeof AddForm.Type) =>
       text: form.text,
       actor: "person"
     })
-    return yield* renderAgent(form.agent, done(outcome))
+    return yield* renderAgent(form.agent, yield* done(form.agent, form.side, outcome))
   }).pipe(
     Effect.catch((error) =>
       renderAgent(form.agent, refusedNotice(error), 422, {
@@ -268,7 +297,7 @@ const changeEntry = (form: typeof EntryForm.Type, text: string | undefined) =>
       text === undefined
         ? yield* store.remove({ ...where, actor: "person" })
         : yield* store.replace({ ...where, text, actor: "person" })
-    return yield* renderAgent(form.agent, done(outcome, note))
+    return yield* renderAgent(form.agent, yield* done(form.agent, form.side, outcome, note))
   }).pipe(
     Effect.catch((error) =>
       error instanceof NoMatch
@@ -277,17 +306,16 @@ const changeEntry = (form: typeof EntryForm.Type, text: string | undefined) =>
     )
   )
 
-const undoChange = (form: typeof UndoForm.Type) =>
-  Effect.gen(function* () {
+/** Undoes a change of the journal, from the journal's page or from the notice of the change just made. */
+const undoChange = (form: typeof UndoForm.Type) => {
+  const back = (notice: Views.Notice, status = 200) =>
+    form.back === "agent" ? renderAgent(form.agent, notice, status) : renderJournal(form.agent, notice, status)
+  return Effect.gen(function* () {
     const store = yield* MemoryStore.MemoryStore
     const outcomes = yield* store.undo({ scope: scopeOf(form.agent, form.side), id: form.id, actor: "person" })
-    return yield* renderJournal(form.agent, {
-      kind: "ok",
-      text: outcomes.map((outcome) => outcome.message).join("\n")
-    })
-  }).pipe(
-    Effect.catch((error) => renderJournal(form.agent, refusedNotice(error), error._tag === "NotUndoable" ? 409 : 422))
-  )
+    return yield* back({ kind: "ok", text: outcomes.map((outcome) => outcome.message).join("\n") })
+  }).pipe(Effect.catch((error) => back(refusedNotice(error), error._tag === "NotUndoable" ? 409 : 422)))
+}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The model: ask or change, summary, review now

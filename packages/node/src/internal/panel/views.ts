@@ -16,6 +16,8 @@ import { type Html, markup, query, type Value } from "./html.ts"
 export interface Notice {
   readonly kind: "ok" | "refused" | "info"
   readonly text: string
+  /** The change just made, offered to be undone at once: its journal id, in an agent's own or team memory. */
+  readonly undo?: { readonly agentId: string; readonly side: "own" | "team"; readonly id: string } | undefined
 }
 
 /** One line of a memory file as the page shows it. */
@@ -167,8 +169,23 @@ const hidden = (name: string, value: string): Html => markup`<input type="hidden
 const form = (page: Page, action: string, body: Value, attributes: Html = markup``): Html =>
   markup`<form method="post" action="${action}" ${attributes}>${hidden("page", page.token)}${body}</form>`
 
-const notice = (given: Notice | undefined): Html =>
-  given === undefined ? markup`` : markup`<div class="notice ${given.kind}" role="status">${given.text}</div>`
+/** The form that undoes a change from the journal: back to the journal, or to the agent's page with `back`. */
+const undoForm = (page: Page, agentId: string, side: "own" | "team", id: string, back?: "agent"): Html =>
+  form(
+    page,
+    "/journal/undo",
+    markup`${hidden("agent", agentId)}${hidden("side", side)}${hidden("id", id)}${
+      back === undefined ? "" : hidden("back", back)
+    }<button type="submit">Undo</button>`,
+    markup`class="inline"`
+  )
+
+const notice = (page: Page, given: Notice | undefined): Html =>
+  given === undefined
+    ? markup``
+    : markup`<div class="notice ${given.kind}" role="status"><span class="said">${given.text}</span>${
+        given.undo === undefined ? "" : undoForm(page, given.undo.agentId, given.undo.side, given.undo.id, "agent")
+      }</div>`
 
 /** The page around a body: the header with the root and its links, then the body. */
 export const layout = (page: Page, title: string, body: Value, given?: Notice): string =>
@@ -186,7 +203,7 @@ export const layout = (page: Page, title: string, body: Value, given?: Notice): 
           <strong>mneme</strong><span class="dim">${page.root}</span>
           <nav><a href="/">Agents</a></nav>
         </header>
-        <main>${notice(given)} ${body}</main>
+        <main>${notice(page, given)} ${body}</main>
         <script src="/panel.js"></script>
       </body>
     </html> `.source
@@ -616,20 +633,7 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
           }
         </td>
         <td>
-          ${
-            row.undo === undefined || row.id === undefined
-              ? ""
-              : form(
-                  page,
-                  "/journal/undo",
-                  markup`${hidden("agent", agentId)}${hidden("side", row.undo)}${hidden("id", row.id)}<button
-                      type="submit"
-                    >
-                      Undo
-                    </button>`,
-                  markup`class="inline"`
-                )
-          }
+          ${row.undo === undefined || row.id === undefined ? "" : undoForm(page, agentId, row.undo, row.id)}
         </td>
       </tr>`
   )
