@@ -150,7 +150,8 @@ describe("mneme panel in a browser", () => {
   it("adds, edits, removes and undoes entries by clicking and typing, and refuses what the CLI refuses", async () => {
     const { memory } = scratch()
     remember(memory, "Ada drinks green tea")
-    const page = await open(await startPanel(["--memory", memory]))
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served)
     await toAgent(page, "ada")
 
     await page.locator('#add input[name="text"]').fill("Ada's cat is called Miso")
@@ -192,6 +193,13 @@ describe("mneme panel in a browser", () => {
     ])
     assert.include(await changes.first().innerText(), "- - Ada drinks green tea")
     assert.include(await changes.first().locator("td:nth-child(4)").textContent(), "person")
+    // Undo only where it works: what the two adds wrote is no longer in the file (replaced, removed).
+    const undoButtons = async () =>
+      Promise.all((await changes.all()).map((row) => row.getByRole("button", { name: "Undo" }).count()))
+    assert.deepStrictEqual(await undoButtons(), [1, 1, 0, 0])
+    for (const row of [2, 3]) {
+      assert.include(await changes.nth(row).innerText(), "cannot be undone now: it no longer holds")
+    }
     await submit(page, changes.first().getByRole("button", { name: "Undo" }))
     assert.include(await notice(page), 'undone: "Ada drinks green tea" is back')
     assert.include(memoryOf(memory), "- Ada drinks green tea [added: ")
@@ -206,6 +214,16 @@ describe("mneme panel in a browser", () => {
     assert.include(await notice(page), "cannot undo the change to agents/ada/MEMORY.md")
     assert.include(await notice(page), "nothing was changed")
     assert.strictEqual(memoryOf(memory), edited)
+    await page.goto(`${served.address}journal?agent=ada`)
+    assert.deepStrictEqual(await changes.locator("td:nth-child(2)").allTextContents(), [
+      "undo",
+      "remove",
+      "replace",
+      "add",
+      "add"
+    ])
+    assert.deepStrictEqual(await undoButtons(), [0, 0, 0, 0, 1])
+    assert.include(await changes.nth(2).innerText(), "cannot be undone now: it no longer holds")
   })
 
   it("offers Undo at once after a Remove, on the page itself, and puts the entry back", async () => {

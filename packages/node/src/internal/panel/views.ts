@@ -135,9 +135,18 @@ export interface JournalRow {
   /** The line before and after, secrets masked. */
   readonly before: string | undefined
   readonly after: string | undefined
-  /** The scope it can be undone in; `undefined` when it cannot be (undone already, an undo, an archive). */
-  readonly undo: "own" | "team" | undefined
+  /** Whether an undo would work now: in which scope, or why not; never for an undo, an archive, a change undone. */
+  readonly undo: JournalUndo
 }
+
+/** Whether a change of the journal can be undone now. */
+export type JournalUndo =
+  /** An undo, an archive, a change undone already, or the second line of a change: nothing to offer. */
+  | { readonly _tag: "Never" }
+  /** Undo works against the files as they are: offered, in the agent's own memory or the team's. */
+  | { readonly _tag: "Undoable"; readonly side: "own" | "team" }
+  /** Undo would be refused by the files as they are now (changed since), and why, in words. */
+  | { readonly _tag: "Blocked"; readonly reason: string }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Pieces
@@ -633,7 +642,13 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
           }
         </td>
         <td>
-          ${row.undo === undefined || row.id === undefined ? "" : undoForm(page, agentId, row.undo, row.id)}
+          ${
+            row.undo._tag === "Undoable" && row.id !== undefined
+              ? undoForm(page, agentId, row.undo.side, row.id)
+              : row.undo._tag === "Blocked"
+                ? markup`<span class="dim blocked">cannot be undone now: ${row.undo.reason}</span>`
+                : ""
+          }
         </td>
       </tr>`
   )
