@@ -31,9 +31,13 @@ afterAll(async () => {
   await browser?.close()
 })
 
-/** A new browser page (its own cookies) opened at the panel's link, on the agents overview. */
-const open = async (served: Served): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+/** A new browser page (its own cookies; in `timezoneId` if given) opened at the panel's link, on the overview. */
+const open = async (served: Served, timezoneId?: string): Promise<Page> => {
+  const context = await browser.newContext({
+    viewport: { width: 1200, height: 900 },
+    locale: "en-US",
+    ...(timezoneId === undefined ? {} : { timezoneId })
+  })
   const page = await context.newPage()
   const response = await page.goto(served.link)
   assert.strictEqual(response?.status(), 200)
@@ -252,6 +256,50 @@ describe("mneme panel in a browser", () => {
     await submit(page, page.locator(".notice").getByRole("button", { name: "Undo" }))
     assert.include(await notice(page), 'undone: "The team ships on Fridays" is back')
     assert.include(readFileSync(team, "utf8"), "- The team ships on Fridays [added: ")
+  })
+
+  it("shows times in the browser's own time zone, with the UTC time as their title", async () => {
+    const { dir, memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    const file = join(dir, "porto.jsonl")
+    writeFileSync(file, JSON.stringify({ seq: 1, who: "user", text: "I moved to Porto last month." }) + "\n")
+    const failing = recorded(dir, "failing.jsonl", [{ error: "the server answered 503: overloaded" }])
+    const run = mneme(["review", file, "--memory", memory, "--agent", "ada", "--model", `replay:${failing}`])
+    assert.strictEqual(run.code, 1, run.stderr)
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served, "Asia/Tokyo")
+    /** Every time of the page, as the page shows it: in Tokyo (UTC+9, no summer time), from its UTC `datetime`. */
+    const inTokyo = async () => {
+      const times = await page.locator("time[datetime]").evaluateAll((nodes) =>
+        nodes.map((node) => ({
+          at: node.getAttribute("datetime") ?? "",
+          text: node.textContent,
+          title: node.getAttribute("title")
+        }))
+      )
+      assert.isAbove(times.length, 0)
+      const shown = (epochMillis: number) =>
+        new Date(epochMillis)
+          .toISOString()
+          .replace("T", " ")
+          .replace(/\.\d+Z$/, "")
+      for (const { at, text, title } of times) {
+        assert.strictEqual(text, `${shown(Date.parse(at) + 9 * 3_600_000)} GMT+9`)
+        assert.strictEqual(title, `${shown(Date.parse(at))} UTC`)
+      }
+      return times.map(({ at }) => Date.parse(at))
+    }
+    const [reviewed] = await inTokyo()
+    await toAgent(page, "ada")
+    assert.deepStrictEqual(await inTokyo(), [reviewed])
+    assert.include(await page.locator("#last-review p").first().innerText(), "GMT+9")
+    await page.goto(`${served.address}journal?agent=ada`)
+    const journal = readFileSync(join(memory, "journal.jsonl"), "utf8")
+    const written = journal
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { time: number }).time)
+    assert.deepStrictEqual(await inTokyo(), written.toReversed())
   })
 
   it("sees a change made on disk meanwhile, and never overwrites it", async () => {

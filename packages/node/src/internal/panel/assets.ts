@@ -1,7 +1,7 @@
 /**
  * The panel's style sheet and its one small script, served from the panel itself (`/panel.css`, `/panel.js`), so the
- * page's content security policy allows no inline script or style. The page works without the script; it only says
- * that a request is on its way while the model answers.
+ * page's content security policy allows no inline script or style. The page works without the script; it says that a
+ * request is on its way while the model answers, and shows times in the browser's own time zone (UTC without it).
  */
 
 /** The style sheet. */
@@ -64,8 +64,26 @@ del { color: var(--full); }
 form.waiting .busy { display: inline; }
 `
 
-/** The script: a form that asks the model says so while it waits, and is not sent twice. */
+/**
+ * The script: a form that asks the model says so while it waits, and is not sent twice; every time is shown in the
+ * browser's own time zone (`2026-12-02 23:03:11 GMT+9`), the UTC time the server wrote kept as its title.
+ */
 export const script = `
+function twoDigits(n) { return String(n).padStart(2, "0") }
+function zoneOf(date) {
+  var part = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(date)
+    .find(function (part) { return part.type === "timeZoneName" })
+  return part === undefined ? "" : " " + part.value
+}
+document.querySelectorAll("time[datetime]").forEach(function (node) {
+  var date = new Date(node.getAttribute("datetime"))
+  if (isNaN(date.getTime())) return
+  node.title = node.textContent
+  node.textContent = date.getFullYear() + "-" + twoDigits(date.getMonth() + 1) + "-" + twoDigits(date.getDate()) +
+    " " + twoDigits(date.getHours()) + ":" + twoDigits(date.getMinutes()) + ":" + twoDigits(date.getSeconds()) +
+    zoneOf(date)
+})
+
 document.querySelectorAll("form[data-busy]").forEach(function (form) {
   form.addEventListener("submit", function () {
     form.classList.add("waiting")

@@ -169,6 +169,13 @@ export const bar = (size: number, limit: number, what: string): Html =>
     ></meter
     ><span class="size ${level(size, limit)}">${Txt.size(size, limit)}</span>`
 
+/**
+ * A time, as `2026-12-02 14:03:11 UTC` for a page read without script; the panel's script shows it in the browser's
+ * own time zone, from its `datetime`.
+ */
+export const when = (epochMillis: number): Html =>
+  markup`<time datetime="${new Date(epochMillis).toISOString()}">${Txt.time(epochMillis)}</time>`
+
 const agentLink = (agentId: string, label?: Value): Html =>
   markup`<a href="/agent${query({ id: agentId })}">${label ?? agentId}</a>`
 
@@ -221,8 +228,8 @@ const lastReviewText = (review: MemoryRoot.LastReview | null): Html =>
   review === null
     ? markup`<span class="dim">never</span>`
     : review.ok
-      ? markup`<span class="ok">ok</span> <span class="dim">${Txt.time(review.at)}</span>`
-      : markup`<span class="failed">failed</span> <span class="dim">${Txt.time(review.at)}</span>`
+      ? markup`<span class="ok">ok</span> <span class="dim">${when(review.at)}</span>`
+      : markup`<span class="failed">failed</span> <span class="dim">${when(review.at)}</span>`
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Conversations
@@ -233,9 +240,10 @@ const droppedText = (conversation: ConversationView): Html =>
     ? markup``
     : markup`<div class="reason">
         lines lost before review:
-        ${conversation.dropped
-          .map(({ after, upto, at }) => `${after === null ? "" : `after #${after} `}up to #${upto} (${Txt.time(at)})`)
-          .join("; ")}
+        ${conversation.dropped.map(
+          ({ after, upto, at }, i) =>
+            markup`${i === 0 ? "" : "; "}${after === null ? "" : `after #${after} `}up to #${upto} (${when(at)})`
+        )}
       </div>`
 
 const conversationState = (conversation: ConversationView): Html =>
@@ -249,7 +257,7 @@ const failureState = (conversation: ConversationView): Html => {
   const again =
     conversation.stopped.until === undefined
       ? `a user line newer than #${conversation.newestUserSeq ?? 0}, or a review that succeeds (review now), starts them again`
-      : `the next try is allowed from ${Txt.time(conversation.stopped.until)}`
+      : markup`the next try is allowed from ${when(conversation.stopped.until)}`
   return markup`<span class="failed">retries stopped</span> after ${tries}${at}: <span class="dim">${again}</span>`
 }
 
@@ -632,7 +640,7 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
   const lines = rows.map(
     (row) =>
       markup`<tr class="change" data-op="${row.op}">
-        <td class="dim">${Txt.time(row.time)}</td>
+        <td class="dim">${when(row.time)}</td>
         <td>${row.op}</td>
         <td>${row.file}</td>
         <td>${row.actor}${row.auto ? markup` <span class="dim">(auto)</span>` : ""}</td>
