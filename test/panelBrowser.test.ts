@@ -195,7 +195,12 @@ describe("mneme panel in a browser", () => {
       "add",
       "add"
     ])
-    assert.include(await changes.first().innerText(), "- - Ada drinks green tea")
+    // Each line marked once, - before and + after: the entry's own list bullet is not shown as a second mark.
+    const lines = await changes.locator("td:nth-child(5)").allInnerTexts()
+    assert.match(lines[0]!, /^- Ada drinks green tea \[added: [^\]]+\]$/)
+    assert.match(lines[1]!, /^- Ada's cat is called Miso \[added: [^\]]+\]\n\+ Ada's cat Miso is three years old \[/)
+    assert.match(lines[2]!, /^\+ Ada's cat is called Miso \[added: [^\]]+\]$/)
+    for (const line of lines) assert.notMatch(line, /[-+] [-*] /)
     assert.include(await changes.first().locator("td:nth-child(4)").textContent(), "person")
     // Undo only where it works: what the two adds wrote is no longer in the file (replaced, removed).
     const undoButtons = async () =>

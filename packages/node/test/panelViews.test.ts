@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { escape, markup, query } from "../src/internal/panel/html.ts"
+import { withoutBullet } from "../src/internal/panel/pages.ts"
 import * as Views from "../src/internal/panel/views.ts"
 
 const page: Views.Page = { token: "nonce.signature", root: "./memory" }
@@ -30,6 +31,17 @@ describe("panel html", () => {
 
   it("encodes a query's names and values", () => {
     assert.strictEqual(query({ id: "ada l&o?=" }), "?id=ada%20l%26o%3F%3D")
+  })
+})
+
+describe("panel journal lines", () => {
+  it("drops the list bullet of an entry's or a link's line, and keeps any other line as it is", () => {
+    assert.deepStrictEqual(
+      ["- Ada drinks tea [added: 2026-01-02]", "  *\t b", "- [[travel]]", "-", "- ", "-a", "--- x", "# Memory", ""].map(
+        withoutBullet
+      ),
+      ["Ada drinks tea [added: 2026-01-02]", "b", "[[travel]]", "", "", "-a", "--- x", "# Memory", ""]
+    )
   })
 })
 

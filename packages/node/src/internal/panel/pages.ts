@@ -158,6 +158,21 @@ export const agent = Effect.fnUntraced(function* (
   return view
 })
 
+const isBlank = (line: string, at: number) => line[at] === " " || line[at] === "\t"
+
+/**
+ * A journaled line without the bullet (`-` or `*`, its indentation and the blanks after it) that makes it a Markdown
+ * list item, an entry or an index link, as a diff shows it beside its own - or + mark; any other line as it is.
+ */
+export const withoutBullet = (line: string): string => {
+  let at = 0
+  while (isBlank(line, at)) at++
+  if ((line[at] !== "-" && line[at] !== "*") || !(at + 1 === line.length || isBlank(line, at + 1))) return line
+  at++
+  while (isBlank(line, at)) at++
+  return line.slice(at)
+}
+
 /** How many of the latest changes the journal page shows. */
 const journalMax = 100
 
@@ -191,8 +206,8 @@ export const journal = Effect.fnUntraced(function* (agentId: string) {
         file: line.file,
         actor: line.actor,
         auto: line.auto === true,
-        before: line.before === undefined ? undefined : Secret.redact(line.before),
-        after: line.after === undefined ? undefined : Secret.redact(line.after),
+        before: line.before === undefined ? undefined : Secret.redact(withoutBullet(line.before)),
+        after: line.after === undefined ? undefined : Secret.redact(withoutBullet(line.after)),
         undo: { _tag: "Never" }
       }
       rows.push({ row, order: rows.length })

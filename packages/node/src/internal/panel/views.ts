@@ -132,7 +132,7 @@ export interface JournalRow {
   readonly file: string
   readonly actor: string
   readonly auto: boolean
-  /** The line before and after, secrets masked. */
+  /** The line before and after, without its list bullet (the page marks each with its own - or +), secrets masked. */
   readonly before: string | undefined
   readonly after: string | undefined
   /** Whether an undo would work now: in which scope, or why not; never for an undo, an archive, a change undone. */
@@ -645,8 +645,8 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
         <td>${row.file}</td>
         <td>${row.actor}${row.auto ? markup` <span class="dim">(auto)</span>` : ""}</td>
         <td>
-          ${row.before === undefined ? "" : markup`<div><del>- ${row.before}</del></div>`}${
-            row.after === undefined ? "" : markup`<div><ins>+ ${row.after}</ins></div>`
+          ${row.before === undefined ? "" : markup`<div class="line">- <del>${row.before}</del></div>`}${
+            row.after === undefined ? "" : markup`<div class="line">+ <ins>${row.after}</ins></div>`
           }
         </td>
         <td>
