@@ -58,6 +58,12 @@ const toAgent = async (page: Page, agentId: string) => {
   await Promise.all([page.waitForEvent("load"), page.locator("table.agents a", { hasText: agentId }).click()])
 }
 
+/** The form that adds an entry to a file of the agent's page, beside its entries (`null`: the new topic's form). */
+const addTo = (page: Page, side: "own" | "team", file: string | null) =>
+  page.locator(
+    `section.scope[data-scope="${side}"] ${file === null ? ".new-topic" : `.file[data-file="${file}"]`} > form.add`
+  )
+
 /** A file of recorded answers, one model answer (or error) per line. */
 const recorded = (dir: string, name: string, lines: ReadonlyArray<{ answer: string } | { error: string }>) => {
   const file = join(dir, name)
@@ -158,8 +164,9 @@ describe("mneme panel in a browser", () => {
     const page = await open(served)
     await toAgent(page, "ada")
 
-    await page.locator('#add input[name="text"]').fill("Ada's cat is called Miso")
-    await submit(page, page.locator("#add").getByRole("button", { name: "Add" }))
+    const add = addTo(page, "own", "agents/ada/MEMORY.md")
+    await add.locator('input[name="text"]').fill("Ada's cat is called Miso")
+    await submit(page, add.getByRole("button", { name: "Add" }))
     assert.include(await notice(page), "added to agents/ada/MEMORY.md")
     assert.match(memoryOf(memory), /^- Ada's cat is called Miso \[added: /m)
 
@@ -167,10 +174,10 @@ describe("mneme panel in a browser", () => {
       const before = memoryOf(memory)
       const cli = mneme(["remember", refused, "--memory", scratch().memory, "--agent", "ada"])
       assert.strictEqual(cli.code, 1)
-      await page.locator('#add input[name="text"]').fill(refused)
-      await submit(page, page.locator("#add").getByRole("button", { name: "Add" }))
+      await add.locator('input[name="text"]').fill(refused)
+      await submit(page, add.getByRole("button", { name: "Add" }))
       assert.strictEqual(`mneme: ${await notice(page)}\n`, cli.stderr)
-      assert.strictEqual(await page.locator('#add input[name="text"]').inputValue(), refused, "kept to type again")
+      assert.strictEqual(await add.locator('input[name="text"]').inputValue(), refused, "kept to type again")
       assert.strictEqual(memoryOf(memory), before)
     }
 
@@ -233,6 +240,54 @@ describe("mneme panel in a browser", () => {
     ])
     assert.deepStrictEqual(await undoButtons(), [0, 0, 0, 0, 1])
     assert.include(await changes.nth(2).innerText(), "cannot be undone now: it no longer holds")
+  })
+
+  it("has the form that adds an entry beside each file's entries, and one for a new topic", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada flies to Lisbon in May", "--topic", "travel")
+    remember(memory, "The team ships on Fridays", "--team")
+    const page = await open(await startPanel(["--memory", memory]))
+    await toAgent(page, "ada")
+    assert.strictEqual(await page.locator("#add").count(), 0, "no form at the foot of the page")
+    const files = [
+      ["own", "agents/ada/MEMORY.md", "Ada keeps bees"],
+      ["own", "agents/ada/travel.md", "Ada flies to Oslo in June"],
+      ["team", "team/MEMORY.md", "The team meets on Mondays"]
+    ] as const
+    for (const [side, file, text] of files) {
+      const add = addTo(page, side, file)
+      assert.strictEqual(await add.count(), 1, file)
+      // Right after the file's entries, inside its own part of the page.
+      assert.isTrue(
+        await add.evaluate((form) => form.previousElementSibling?.matches("ul.entries") === true),
+        `${file}: after its entries`
+      )
+      await add.locator('input[name="text"]').fill(text)
+      await submit(page, addTo(page, side, file).getByRole("button", { name: "Add" }))
+      assert.include(await notice(page), `added to ${file}`)
+      assert.match(readFileSync(join(memory, file), "utf8"), new RegExp(`^- ${text} \\[added: `, "m"))
+      assert.strictEqual(await page.locator(`.file[data-file="${file}"] li.entry`, { hasText: text }).count(), 1)
+    }
+
+    const pets = addTo(page, "own", null)
+    await pets.locator('input[name="topic"]').fill("pets")
+    await pets.locator('input[name="text"]').fill("Ada's cat is called Miso")
+    await submit(page, pets.getByRole("button", { name: "Add" }))
+    assert.include(await notice(page), "added to agents/ada/pets.md")
+    assert.strictEqual(await addTo(page, "own", "agents/ada/pets.md").count(), 1)
+
+    // A refused add comes back in the form it was typed into, and only there.
+    const team = addTo(page, "team", "team/MEMORY.md")
+    await team.locator('input[name="text"]').fill("my password is hunter2")
+    await submit(page, team.getByRole("button", { name: "Add" }))
+    assert.include(await notice(page), "password")
+    assert.strictEqual(await page.locator('form.add input[name="text"]:not([value=""])').count(), 1)
+    assert.strictEqual(
+      await addTo(page, "team", "team/MEMORY.md").locator('input[name="text"]').inputValue(),
+      "my password is hunter2"
+    )
+    assert.notInclude(readFileSync(join(memory, "team/MEMORY.md"), "utf8"), "hunter2")
   })
 
   it("offers Undo at once after a Remove, on the page itself, and puts the entry back", async () => {

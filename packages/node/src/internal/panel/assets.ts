@@ -43,6 +43,9 @@ details.edit { display: inline-block; }
 details.edit[open] { display: block; width: 100%; margin-top: .3rem; }
 form.inline { display: inline; }
 form.row { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin: .4rem 0; }
+form.add input.wide { flex: 1; width: auto; min-width: 16rem; }
+form.add input.topic { width: 10rem; }
+.new-topic .label { margin: .8rem 0 0; }
 input[type=text], textarea, select { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line);
   border-radius: 5px; background: #fff; }
 input[type=text].wide, textarea { width: 100%; }

@@ -1,8 +1,9 @@
 /**
  * The panel's pages, as pure functions from what the server read to HTML: the agents overview, an agent's memory
  * (its files with their sizes against the limits, each entry with its source and date and its edit and remove
- * controls, notes by hand as they are), its last review and conversations, the ask or change box with its preview,
- * and the journal with undo. Every text from memory, a person or a model goes in through `markup`, escaped.
+ * controls, notes by hand as they are, a form to add an entry beside each file's entries), its last review and
+ * conversations, the ask or change box with its preview, and the journal with undo. Every text from memory, a person
+ * or a model goes in through `markup`, escaped.
  */
 import type { MemoryRoot } from "@mneme/review"
 import * as Txt from "../text.ts"
@@ -426,9 +427,66 @@ const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileV
   }
 }
 
-const fileSection = (page: Page, agentId: string, side: "own" | "team", file: FileView): Html => {
+/** Where an add form writes to, and what a refused add into it had typed, to type again. */
+interface AddTarget {
+  readonly side: "own" | "team"
+  /** The topic of a file's form; `undefined` for MEMORY.md's, `null` for the form that names a new topic. */
+  readonly topic: string | undefined | null
+  readonly draft: AgentPage["draft"]
+  readonly entryMax: number
+}
+
+/** Whether a refused add was typed into this form: its file's, or the new-topic form where it named no file shown. */
+const draftOf = (target: AddTarget, topics: ReadonlyArray<string>) => {
+  const draft = target.draft
+  if (draft === undefined || draft.side !== target.side) return undefined
+  const topic = draft.topic.trim() === "" ? undefined : draft.topic
+  if (target.topic === null) return topic !== undefined && !topics.includes(topic) ? draft : undefined
+  return topic === target.topic ? draft : undefined
+}
+
+/** The form that adds an entry to one file of a scope (or, with a topic field, to a topic not there yet). */
+const addEntryForm = (page: Page, agentId: string, target: AddTarget, name: string, topics: ReadonlyArray<string>) => {
+  const draft = draftOf(target, topics)
+  const hint = `one fact, at most ${Txt.count(target.entryMax)} characters, that says whom it is about`
+  return form(
+    page,
+    "/entry/add",
+    markup`${hidden("agent", agentId)}${hidden("side", target.side)}${
+      target.topic === null
+        ? markup`<input
+            type="text"
+            name="topic"
+            class="topic"
+            value="${draft?.topic ?? ""}"
+            placeholder="new topic"
+            aria-label="New topic in ${name}"
+          />`
+        : hidden("topic", target.topic ?? "")
+    }<input
+        type="text"
+        class="wide"
+        name="text"
+        value="${draft?.text ?? ""}"
+        placeholder="Add to ${name}: ${hint}"
+        aria-label="New entry in ${name}"
+        ${draft === undefined ? "" : markup`autofocus`}
+      /><button type="submit" class="primary">Add</button>`,
+    markup`class="row add"`
+  )
+}
+
+const fileSection = (
+  page: Page,
+  agentId: string,
+  scope: ScopeView,
+  file: FileView,
+  view: Pick<AgentPage, "draft" | "entryMax">,
+  topics: ReadonlyArray<string>
+): Html => {
   const name = file.topic === undefined ? "MEMORY.md" : `topic ${file.topic}`
   const entries = file.rows.filter((row) => row._tag === "Entry").length
+  const target: AddTarget = { side: scope.side, topic: file.topic, draft: view.draft, entryMax: view.entryMax }
   return markup`<div class="file" data-file="${file.file}">
     <h3>
       <span>${name}</span>${bar(file.size, file.limit, name)}${
@@ -436,15 +494,19 @@ const fileSection = (page: Page, agentId: string, side: "own" | "team", file: Fi
       }
     </h3>
     <ul class="entries">
-      ${file.rows.map((row) => entryRow(page, agentId, side, file, row))}${
+      ${file.rows.map((row) => entryRow(page, agentId, scope.side, file, row))}${
         entries === 0 && file.rows.length === 0 ? markup`<li class="dim">(empty)</li>` : ""
       }
     </ul>
+    ${addEntryForm(page, agentId, target, `${scope.side === "own" ? "own" : "team"} ${name}`, topics)}
   </div>`
 }
 
-const scopeSection = (page: Page, agentId: string, scope: ScopeView): Html =>
-  markup`<section class="card scope" data-scope="${scope.side}">
+const scopeSection = (page: Page, view: AgentPage, scope: ScopeView): Html => {
+  const topics = scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic]))
+  const newTopic: AddTarget = { side: scope.side, topic: null, draft: view.draft, entryMax: view.entryMax }
+  const label = scope.side === "own" ? "own memory" : "team memory"
+  return markup`<section class="card scope" data-scope="${scope.side}">
     <h2>
       ${scope.side === "own" ? "Own memory" : "Team memory"} <span class="dim">topics</span> ${bar(
         scope.topics,
@@ -452,48 +514,13 @@ const scopeSection = (page: Page, agentId: string, scope: ScopeView): Html =>
         "topics"
       )}
     </h2>
-    ${scope.files.map((file) => fileSection(page, agentId, scope.side, file))}
+    ${scope.files.map((file) => fileSection(page, view.agentId, scope, file, view, topics))}
+    <div class="new-topic">
+      <p class="dim label">Add to a new topic</p>
+      ${addEntryForm(page, view.agentId, newTopic, `a new topic of ${label}`, topics)}
+    </div>
     ${scope.unlinked.map((file) => markup`<p class="near">${file} is not linked from MEMORY.md's index (the next entry added to it links it).</p>`)}
     ${scope.unreadable.map(({ file, reason }) => markup`<p class="full">${file} could not be read, and is left out: ${reason}</p>`)}
-  </section>`
-
-const addForm = (page: Page, view: AgentPage): Html => {
-  const topics = [
-    ...new Set(
-      view.scopes.flatMap((scope) => scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic])))
-    )
-  ]
-  const draft = view.draft
-  return markup`<section class="card" id="add">
-    <h2>Add an entry</h2>
-    ${form(
-      page,
-      "/entry/add",
-      markup`${hidden("agent", view.agentId)}
-        <input
-          type="text"
-          class="wide"
-          name="text"
-          value="${draft?.text ?? ""}"
-          placeholder="One fact, at most ${Txt.count(view.entryMax)} characters, that says whom it is about"
-          aria-label="Entry"
-        />
-        <select name="side" aria-label="Memory">
-          <option value="own" ${draft?.side === "team" ? "" : markup` selected`}>own memory</option>
-          <option value="team" ${draft?.side === "team" ? markup` selected` : ""}>team memory</option>
-        </select>
-        <input
-          type="text"
-          name="topic"
-          list="topics"
-          value="${draft?.topic ?? ""}"
-          placeholder="topic (optional)"
-          aria-label="Topic"
-        />
-        <datalist id="topics">${topics.map((topic) => markup`<option value="${topic}"></option>`)}</datalist>
-        <button type="submit" class="primary">Add</button>`,
-      markup`class="row"`
-    )}
   </section>`
 }
 
@@ -613,7 +640,10 @@ const summarySection = (page: Page, view: AgentPage): Html =>
       </section>`
     : markup``
 
-/** An agent's page: its last review and conversations, the ask box, its memory, adding an entry, the summary. */
+/**
+ * An agent's page: its last review and conversations, the ask box, its memory with a form to add to each file (and
+ * to a new topic), the summary.
+ */
 export const agentPage = (page: Page, view: AgentPage, given?: Notice): string => {
   const last = view.lastReview
   const body = markup`<h1>Agent ${view.agentId}</h1>
@@ -627,8 +657,8 @@ export const agentPage = (page: Page, view: AgentPage, given?: Notice): string =
       </p>
       ${conversationsTable(page, view.conversations, view.transcripts, view.agentId)}
     </section>
-    ${askSection(page, view)} ${view.scopes.map((scope) => scopeSection(page, view.agentId, scope))}
-    ${addForm(page, view)} ${summarySection(page, view)}`
+    ${askSection(page, view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
+    ${summarySection(page, view)}`
   return layout(page, `Agent ${view.agentId}`, body, given)
 }
 
