@@ -290,6 +290,54 @@ describe("mneme panel in a browser", () => {
     assert.notInclude(readFileSync(join(memory, "team/MEMORY.md"), "utf8"), "hunter2")
   })
 
+  it("filters the entries by the words typed in the search box, without reloading the page", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada runs on Sundays")
+    remember(memory, "Ada flies to Lisbon in May", "--topic", "travel")
+    remember(memory, "The team drinks coffee on Fridays", "--team")
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served)
+    await toAgent(page, "ada")
+    const address = page.url()
+    let loads = 0
+    page.on("load", () => (loads += 1))
+    await page.evaluate(() => ((globalThis as { kept?: number }).kept = 1))
+    /** The entries the page shows now, without their metadata. */
+    const shown = async (on: Page) =>
+      (await on.locator("li.entry:visible .text").allInnerTexts()).map((text) => text.replace(/ \[.*$/s, ""))
+    const said = (on: Page) => on.locator("form.search .matches").textContent()
+    const search = page.getByRole("searchbox", { name: "Filter entries" })
+    const all = ["Ada drinks green tea", "Ada runs on Sundays", "Ada flies to Lisbon in May"]
+    assert.deepStrictEqual(await shown(page), [...all, "The team drinks coffee on Fridays"])
+
+    await search.fill("DRINKS")
+    assert.deepStrictEqual(await shown(page), ["Ada drinks green tea", "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(page), "2 of 4 entries shown")
+    await search.fill("lisbon in")
+    assert.deepStrictEqual(await shown(page), ["Ada flies to Lisbon in May"])
+    await search.press("Enter")
+    assert.deepStrictEqual(await shown(page), ["Ada flies to Lisbon in May"])
+    await search.fill("added: 1999")
+    assert.deepStrictEqual(await shown(page), [])
+    assert.strictEqual(await said(page), "0 of 4 entries shown")
+    await search.fill("")
+    assert.deepStrictEqual(await shown(page), [...all, "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(page), "")
+    assert.strictEqual(loads, 0, "the page was not reloaded")
+    assert.strictEqual(page.url(), address)
+    assert.strictEqual(await page.evaluate(() => (globalThis as { kept?: number }).kept), 1)
+
+    // A browser that runs no script sends the box, and the panel filters alike.
+    const plain = await (await browser.newContext({ javaScriptEnabled: false })).newPage()
+    await plain.goto(served.link)
+    await plain.goto(`${served.address}agent?id=ada`)
+    await plain.getByRole("searchbox", { name: "Filter entries" }).fill("DRINKS")
+    await submit(plain, plain.getByRole("button", { name: "Filter" }))
+    assert.deepStrictEqual(await shown(plain), ["Ada drinks green tea", "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(plain), "2 of 4 entries shown")
+  })
+
   it("offers Undo at once after a Remove, on the page itself, and puts the entry back", async () => {
     const { memory } = scratch()
     remember(memory, "Ada drinks green tea")

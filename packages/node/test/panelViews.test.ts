@@ -99,9 +99,22 @@ describe("panel views", () => {
       entryMax: 300,
       ask: undefined,
       summary: undefined,
-      draft: undefined
+      draft: undefined,
+      filter: ""
     }
     const markup = Views.agentPage(page, view, { kind: "refused", text: "<u>refused</u>" })
+    // Filtered by the server (a browser without script): by the words as shown, case ignored; the words are text.
+    const filtered = Views.agentPage(page, { ...view, filter: ` ALERT(1)</script> ` })
+    assert.include(filtered, `value=" ALERT(1)&lt;/script&gt; "`)
+    assert.match(filtered, /<li class="entry" data-digest="d" data-search="&lt;script&gt;alert\(1\)[^"]*"\s*>/)
+    assert.match(filtered, /<li class="note"[^>]* hidden>/)
+    assert.include(filtered, "1 of 1 entry shown")
+    const byNote = Views.agentPage(page, { ...view, filter: "A Note" })
+    assert.match(byNote, /<li class="entry"[^>]* hidden>/)
+    assert.notMatch(byNote, /<li class="note"[^>]* hidden>/)
+    assert.include(byNote, "0 of 1 entry shown")
+    assert.notInclude(markup, " hidden>")
+    assert.notInclude(markup, "entry shown")
     const lost = Views.agentPage(page, {
       ...view,
       conversations: [

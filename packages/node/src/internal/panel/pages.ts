@@ -127,8 +127,8 @@ export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
   return view
 })
 
-/** What an agent's page adds to memory as it is: the box's answer, a summary, a refused form's text. */
-export type AgentExtras = Partial<Pick<Views.AgentPage, "ask" | "summary" | "draft">>
+/** What an agent's page adds to memory as it is: the box's answer, a summary, a refused form's text, the filter. */
+export type AgentExtras = Partial<Pick<Views.AgentPage, "ask" | "summary" | "draft" | "filter">>
 
 /** An agent's page. */
 export const agent = Effect.fnUntraced(function* (
@@ -153,7 +153,8 @@ export const agent = Effect.fnUntraced(function* (
     entryMax: settings.entryMax,
     ask: extras.ask,
     summary: extras.summary,
-    draft: extras.draft
+    draft: extras.draft,
+    filter: extras.filter ?? ""
   }
   return view
 })

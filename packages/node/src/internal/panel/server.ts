@@ -532,6 +532,12 @@ const agentParam = Effect.gen(function* () {
   return typeof id === "string" && id !== "" ? id : undefined
 })
 
+/** The words an agent's page filters its entries by (`q`), where the browser ran no script to filter them itself. */
+const filterParam = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+  const words = params["q"]
+  return typeof words === "string" ? words : ""
+})
+
 const routes = Layer.mergeAll(
   HttpRouter.add("GET", "/panel.css", HttpServerResponse.text(Assets.css, { contentType: "text/css; charset=utf-8" })),
   HttpRouter.add(
@@ -544,7 +550,9 @@ const routes = Layer.mergeAll(
     "GET",
     "/agent",
     Effect.flatMap(agentParam, (agentId) =>
-      agentId === undefined ? Effect.succeed(HttpServerResponse.redirect("/", { status: 303 })) : renderAgent(agentId)
+      agentId === undefined
+        ? Effect.succeed(HttpServerResponse.redirect("/", { status: 303 }))
+        : Effect.flatMap(filterParam, (filter) => renderAgent(agentId, undefined, 200, { filter }))
     ).pipe(Effect.catch(unreadable))
   ),
   HttpRouter.add(

@@ -123,6 +123,8 @@ export interface AgentPage {
   readonly summary: string | undefined
   /** What the person had typed into a form that was refused, to type again. */
   readonly draft: { readonly text: string; readonly side: "own" | "team"; readonly topic: string } | undefined
+  /** The words entries are filtered by, as typed ("" for none). */
+  readonly filter: string
 }
 
 /** One change of the journal. */
@@ -390,17 +392,36 @@ const where = (side: "own" | "team", file: FileView) => [
   hidden("version", file.version)
 ]
 
-const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileView, row: Row): Html => {
+/**
+ * What the filter looks for words in: an entry's text and metadata, or a note, as the page shows them, in lower case
+ * (the panel's script filters by the same text, so the page filters alike with and without it).
+ */
+const searchText = (row: Row & { readonly _tag: "Entry" | "Note" }): string =>
+  (row._tag === "Entry" && row.meta.length > 0 ? `${row.text} [${metaText(row.meta)}]` : row.text).toLowerCase()
+
+/** Whether a row's search text holds the filter's words (every row, for no words). */
+const matches = (search: string, filter: string): boolean => {
+  const words = filter.trim().toLowerCase()
+  return words === "" || search.includes(words)
+}
+
+/** The attributes the filter reads and sets: a row's search text, and `hidden` where the filter leaves it out. */
+const searchable = (row: Row & { readonly _tag: "Entry" | "Note" }, filter: string): Html => {
+  const search = searchText(row)
+  return markup`data-search="${search}"${matches(search, filter) ? "" : markup` hidden`}`
+}
+
+const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileView, row: Row, filter: string) => {
   switch (row._tag) {
     case "Heading":
       return markup`<li class="heading"><span class="text">${row.text}</span></li>`
     case "Note":
-      return markup`<li class="note" title="a line written by hand, kept as it is">
+      return markup`<li class="note" title="a line written by hand, kept as it is" ${searchable(row, filter)}>
         <span class="text">${row.text}</span>
       </li>`
     case "Entry": {
       const fields = [hidden("agent", agentId), ...where(side, file), hidden("entry", row.digest)]
-      return markup`<li class="entry" data-digest="${row.digest}">
+      return markup`<li class="entry" data-digest="${row.digest}" ${searchable(row, filter)}>
         <span class="text"
           >${row.text}${
             row.meta.length === 0 ? "" : markup` <span class="meta">[${metaText(row.meta)}]</span>`
@@ -481,7 +502,7 @@ const fileSection = (
   agentId: string,
   scope: ScopeView,
   file: FileView,
-  view: Pick<AgentPage, "draft" | "entryMax">,
+  view: Pick<AgentPage, "draft" | "entryMax" | "filter">,
   topics: ReadonlyArray<string>
 ): Html => {
   const name = file.topic === undefined ? "MEMORY.md" : `topic ${file.topic}`
@@ -494,7 +515,7 @@ const fileSection = (
       }
     </h3>
     <ul class="entries">
-      ${file.rows.map((row) => entryRow(page, agentId, scope.side, file, row))}${
+      ${file.rows.map((row) => entryRow(page, agentId, scope.side, file, row, view.filter))}${
         entries === 0 && file.rows.length === 0 ? markup`<li class="dim">(empty)</li>` : ""
       }
     </ul>
@@ -640,9 +661,36 @@ const summarySection = (page: Page, view: AgentPage): Html =>
       </section>`
     : markup``
 
+/** How many entries the filter shows, of how many: `2 of 7 entries shown` (nothing without a filter). */
+const shownText = (shown: number, total: number): string =>
+  `${Txt.count(shown)} of ${Txt.plural(total, "entry", "entries")} shown`
+
 /**
- * An agent's page: its last review and conversations, the ask box, its memory with a form to add to each file (and
- * to a new topic), the summary.
+ * The box that filters the entries by their words: as they are typed, by the panel's script, without reloading; by
+ * the server (a GET of the page with `q`) where the browser runs no script.
+ */
+const searchBox = (view: AgentPage): Html => {
+  const entries = view.scopes.flatMap((scope) =>
+    scope.files.flatMap((file) => file.rows.flatMap((row) => (row._tag === "Entry" ? [row] : [])))
+  )
+  const shown = entries.filter((row) => matches(searchText(row), view.filter)).length
+  return markup`<form method="get" action="/agent" class="row search" role="search">
+    ${hidden("id", view.agentId)}<input
+      type="search"
+      name="q"
+      value="${view.filter}"
+      placeholder="Filter entries by their words"
+      aria-label="Filter entries"
+    /><button type="submit">Filter</button
+    ><span class="matches dim" aria-live="polite"
+      >${view.filter.trim() === "" ? "" : shownText(shown, entries.length)}</span
+    >
+  </form>`
+}
+
+/**
+ * An agent's page: its last review and conversations, the ask box, the filter, its memory with a form to add to each
+ * file (and to a new topic), the summary.
  */
 export const agentPage = (page: Page, view: AgentPage, given?: Notice): string => {
   const last = view.lastReview
@@ -657,7 +705,7 @@ export const agentPage = (page: Page, view: AgentPage, given?: Notice): string =
       </p>
       ${conversationsTable(page, view.conversations, view.transcripts, view.agentId)}
     </section>
-    ${askSection(page, view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
+    ${askSection(page, view)} ${searchBox(view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
     ${summarySection(page, view)}`
   return layout(page, `Agent ${view.agentId}`, body, given)
 }
