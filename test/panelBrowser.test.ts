@@ -1,9 +1,11 @@
 /**
- * The memory panel in a browser (issue 14's acceptance): Debian's Chromium, headless, driven by playwright-core
- * against `mneme panel` started on a temporary memory folder. The agents list, an agent's memory with its bars, a
- * failed last review with its reason and "review now", adding, editing, removing and undoing by clicking and typing,
- * a change on disk meanwhile, the ask box with a scripted model (a preview, then confirm, then the file on disk
- * changed), an entry holding `<script>` shown as text, and a page opened without the token refused.
+ * The memory panel in a browser (issues 14 and 22): Debian's Chromium, headless, driven by playwright-core against
+ * `mneme panel` started on a temporary memory folder. The agents list, an agent's memory with its bars, a failed last
+ * review with its reason and "review now", adding (beside each file), editing, removing and undoing by clicking and
+ * typing (Undo at once, and on the journal only where it works), the journal's lines marked once, times in the
+ * browser's zone, the filter box, a change on disk meanwhile, the ask box with a scripted model (a preview, then
+ * confirm, then the file on disk changed), an entry holding `<script>` shown as text, and a page opened without the
+ * token refused.
  *
  * With MNEME_PANEL_SCREENSHOT=FILE, the screenshot of an agent's page (the README's) is also written to FILE.
  */
