@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { createServer } from "node:net"
 import { assertFailure, mneme, scratch } from "./cliKit.ts"
-import { cookie, pageToken, send, startPanel } from "./panelKit.ts"
+import { cookie, ownOrigin, pageToken, send, startPanel } from "./panelKit.ts"
 
 /** A memory folder with one entry of agent ada, and the panel over it. */
 const panelWithMemory = async () => {
@@ -65,9 +65,12 @@ describe("mneme panel: the access token", () => {
     const { served, file, before } = await panelWithMemory()
     const page = await send(served.port, "/agent?id=ada", { headers: cookie(served) })
     const token = pageToken(page.body)
-    const refused = await send(served.port, "/entry/add", { form: addForm(token) })
+    const refused = await send(served.port, "/entry/add", { headers: ownOrigin(served), form: addForm(token) })
     assert.strictEqual(refused.status, 401)
-    const viaLink = await send(served.port, `/entry/add?token=${served.token}`, { form: addForm(token) })
+    const viaLink = await send(served.port, `/entry/add?token=${served.token}`, {
+      headers: ownOrigin(served),
+      form: addForm(token)
+    })
     assert.strictEqual(viaLink.status, 401)
     assert.strictEqual(readFileSync(file, "utf8"), before)
   })
@@ -109,7 +112,10 @@ describe("mneme panel: the page token of a change", () => {
     const [nonce] = token.split(".")
     const { page: _, ...withoutToken } = addForm(token)
     for (const form of [withoutToken, addForm(""), addForm(`${nonce}.${"0".repeat(64)}`), addForm(nonce!)]) {
-      const response = await send(served.port, "/entry/add", { headers: cookie(served), form })
+      const response = await send(served.port, "/entry/add", {
+        headers: { ...cookie(served), ...ownOrigin(served) },
+        form
+      })
       assert.strictEqual(response.status, 403, JSON.stringify(form))
       assert.include(response.body, "reload the page")
     }
@@ -121,7 +127,10 @@ describe("mneme panel: the page token of a change", () => {
     const first = pageToken((await send(served.port, "/agent?id=ada", { headers: cookie(served) })).body)
     const second = pageToken((await send(served.port, "/agent?id=ada", { headers: cookie(served) })).body)
     assert.notStrictEqual(first, second)
-    const response = await send(served.port, "/entry/add", { headers: cookie(served), form: addForm(first) })
+    const response = await send(served.port, "/entry/add", {
+      headers: { ...cookie(served), ...ownOrigin(served) },
+      form: addForm(first)
+    })
     assert.strictEqual(response.status, 200)
     assert.include(response.body, "added to agents/ada/MEMORY.md")
     assert.include(readFileSync(file, "utf8"), "- Ada lives in Lisbon [added: ")
@@ -143,6 +152,44 @@ describe("mneme panel: the page token of a change", () => {
       form: addForm(token)
     })
     assert.strictEqual(own.status, 200)
+  })
+
+  it("refuses a change whose Referer names another site where no Origin is sent, and changes nothing", async () => {
+    const { served, file, before } = await panelWithMemory()
+    const token = pageToken((await send(served.port, "/agent?id=ada", { headers: cookie(served) })).body)
+    for (const referer of [
+      "http://evil.example/attack.html",
+      `http://127.0.0.1:${served.port + 1}/agent?id=ada`,
+      `http://127.0.0.1.evil.example:${served.port}/`
+    ]) {
+      const response = await send(served.port, "/entry/add", {
+        headers: { ...cookie(served), referer },
+        form: addForm(token)
+      })
+      assert.strictEqual(response.status, 403, referer)
+      assert.include(response.body, "A change can only be sent from the panel&#39;s own pages.")
+    }
+    assert.strictEqual(readFileSync(file, "utf8"), before)
+    const own = await send(served.port, "/entry/add", {
+      headers: { ...cookie(served), referer: `http://localhost:${served.port}/agent?id=ada` },
+      form: addForm(token)
+    })
+    assert.strictEqual(own.status, 200)
+    assert.include(readFileSync(file, "utf8"), "- Ada lives in Lisbon [added: ")
+  })
+
+  it("refuses a change that says neither Origin nor Referer, and changes nothing", async () => {
+    const { served, file, before } = await panelWithMemory()
+    const token = pageToken((await send(served.port, "/agent?id=ada", { headers: cookie(served) })).body)
+    for (const headers of [{}, { "sec-fetch-site": "same-origin" }]) {
+      const response = await send(served.port, "/entry/add", {
+        headers: { ...cookie(served), ...headers },
+        form: addForm(token)
+      })
+      assert.strictEqual(response.status, 403, JSON.stringify(headers))
+      assert.include(response.body, "does not say which page sent it (no Origin or Referer header)")
+    }
+    assert.strictEqual(readFileSync(file, "utf8"), before)
   })
 })
 

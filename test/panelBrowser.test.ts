@@ -1,9 +1,11 @@
 /**
- * The memory panel in a browser (issue 14's acceptance): Debian's Chromium, headless, driven by playwright-core
- * against `mneme panel` started on a temporary memory folder. The agents list, an agent's memory with its bars, a
- * failed last review with its reason and "review now", adding, editing, removing and undoing by clicking and typing,
- * a change on disk meanwhile, the ask box with a scripted model (a preview, then confirm, then the file on disk
- * changed), an entry holding `<script>` shown as text, and a page opened without the token refused.
+ * The memory panel in a browser (issues 14 and 22): Debian's Chromium, headless, driven by playwright-core against
+ * `mneme panel` started on a temporary memory folder. The agents list, an agent's memory with its bars, a failed last
+ * review with its reason and "review now", adding (beside each file), editing, removing and undoing by clicking and
+ * typing (Undo at once, and on the journal only where it works), the journal's lines marked once, times in the
+ * browser's zone, the filter box, a change on disk meanwhile, the ask box with a scripted model (a preview, then
+ * confirm, then the file on disk changed), an entry holding `<script>` shown as text, and a page opened without the
+ * token refused.
  *
  * With MNEME_PANEL_SCREENSHOT=FILE, the screenshot of an agent's page (the README's) is also written to FILE.
  */
@@ -31,9 +33,13 @@ afterAll(async () => {
   await browser?.close()
 })
 
-/** A new browser page (its own cookies) opened at the panel's link, on the agents overview. */
-const open = async (served: Served): Promise<Page> => {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+/** A new browser page (its own cookies; in `timezoneId` if given) opened at the panel's link, on the overview. */
+const open = async (served: Served, timezoneId?: string): Promise<Page> => {
+  const context = await browser.newContext({
+    viewport: { width: 1200, height: 900 },
+    locale: "en-US",
+    ...(timezoneId === undefined ? {} : { timezoneId })
+  })
   const page = await context.newPage()
   const response = await page.goto(served.link)
   assert.strictEqual(response?.status(), 200)
@@ -46,13 +52,19 @@ const submit = async (page: Page, button: Locator) => {
   await Promise.all([page.waitForEvent("load"), button.click()])
 }
 
-/** The notice at the top of the page. */
-const notice = async (page: Page) => (await page.locator(".notice").textContent()) ?? ""
+/** The words of the notice at the top of the page. */
+const notice = async (page: Page) => (await page.locator(".notice .said").textContent()) ?? ""
 
 /** The agent's page, from the overview's link. */
 const toAgent = async (page: Page, agentId: string) => {
   await Promise.all([page.waitForEvent("load"), page.locator("table.agents a", { hasText: agentId }).click()])
 }
+
+/** The form that adds an entry to a file of the agent's page, beside its entries (`null`: the new topic's form). */
+const addTo = (page: Page, side: "own" | "team", file: string | null) =>
+  page.locator(
+    `section.scope[data-scope="${side}"] ${file === null ? ".new-topic" : `.file[data-file="${file}"]`} > form.add`
+  )
 
 /** A file of recorded answers, one model answer (or error) per line. */
 const recorded = (dir: string, name: string, lines: ReadonlyArray<{ answer: string } | { error: string }>) => {
@@ -150,11 +162,13 @@ describe("mneme panel in a browser", () => {
   it("adds, edits, removes and undoes entries by clicking and typing, and refuses what the CLI refuses", async () => {
     const { memory } = scratch()
     remember(memory, "Ada drinks green tea")
-    const page = await open(await startPanel(["--memory", memory]))
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served)
     await toAgent(page, "ada")
 
-    await page.locator('#add input[name="text"]').fill("Ada's cat is called Miso")
-    await submit(page, page.locator("#add").getByRole("button", { name: "Add" }))
+    const add = addTo(page, "own", "agents/ada/MEMORY.md")
+    await add.locator('input[name="text"]').fill("Ada's cat is called Miso")
+    await submit(page, add.getByRole("button", { name: "Add" }))
     assert.include(await notice(page), "added to agents/ada/MEMORY.md")
     assert.match(memoryOf(memory), /^- Ada's cat is called Miso \[added: /m)
 
@@ -162,10 +176,10 @@ describe("mneme panel in a browser", () => {
       const before = memoryOf(memory)
       const cli = mneme(["remember", refused, "--memory", scratch().memory, "--agent", "ada"])
       assert.strictEqual(cli.code, 1)
-      await page.locator('#add input[name="text"]').fill(refused)
-      await submit(page, page.locator("#add").getByRole("button", { name: "Add" }))
+      await add.locator('input[name="text"]').fill(refused)
+      await submit(page, add.getByRole("button", { name: "Add" }))
       assert.strictEqual(`mneme: ${await notice(page)}\n`, cli.stderr)
-      assert.strictEqual(await page.locator('#add input[name="text"]').inputValue(), refused, "kept to type again")
+      assert.strictEqual(await add.locator('input[name="text"]').inputValue(), refused, "kept to type again")
       assert.strictEqual(memoryOf(memory), before)
     }
 
@@ -190,8 +204,20 @@ describe("mneme panel in a browser", () => {
       "add",
       "add"
     ])
-    assert.include(await changes.first().innerText(), "- - Ada drinks green tea")
+    // Each line marked once, - before and + after: the entry's own list bullet is not shown as a second mark.
+    const lines = await changes.locator("td:nth-child(5)").allInnerTexts()
+    assert.match(lines[0]!, /^- Ada drinks green tea \[added: [^\]]+\]$/)
+    assert.match(lines[1]!, /^- Ada's cat is called Miso \[added: [^\]]+\]\n\+ Ada's cat Miso is three years old \[/)
+    assert.match(lines[2]!, /^\+ Ada's cat is called Miso \[added: [^\]]+\]$/)
+    for (const line of lines) assert.notMatch(line, /[-+] [-*] /)
     assert.include(await changes.first().locator("td:nth-child(4)").textContent(), "person")
+    // Undo only where it works: what the two adds wrote is no longer in the file (replaced, removed).
+    const undoButtons = async () =>
+      Promise.all((await changes.all()).map((row) => row.getByRole("button", { name: "Undo" }).count()))
+    assert.deepStrictEqual(await undoButtons(), [1, 1, 0, 0])
+    for (const row of [2, 3]) {
+      assert.include(await changes.nth(row).innerText(), "cannot be undone now: it no longer holds")
+    }
     await submit(page, changes.first().getByRole("button", { name: "Undo" }))
     assert.include(await notice(page), 'undone: "Ada drinks green tea" is back')
     assert.include(memoryOf(memory), "- Ada drinks green tea [added: ")
@@ -206,6 +232,184 @@ describe("mneme panel in a browser", () => {
     assert.include(await notice(page), "cannot undo the change to agents/ada/MEMORY.md")
     assert.include(await notice(page), "nothing was changed")
     assert.strictEqual(memoryOf(memory), edited)
+    await page.goto(`${served.address}journal?agent=ada`)
+    assert.deepStrictEqual(await changes.locator("td:nth-child(2)").allTextContents(), [
+      "undo",
+      "remove",
+      "replace",
+      "add",
+      "add"
+    ])
+    assert.deepStrictEqual(await undoButtons(), [0, 0, 0, 0, 1])
+    assert.include(await changes.nth(2).innerText(), "cannot be undone now: it no longer holds")
+  })
+
+  it("has the form that adds an entry beside each file's entries, and one for a new topic", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada flies to Lisbon in May", "--topic", "travel")
+    remember(memory, "The team ships on Fridays", "--team")
+    const page = await open(await startPanel(["--memory", memory]))
+    await toAgent(page, "ada")
+    assert.strictEqual(await page.locator("#add").count(), 0, "no form at the foot of the page")
+    const files = [
+      ["own", "agents/ada/MEMORY.md", "Ada keeps bees"],
+      ["own", "agents/ada/travel.md", "Ada flies to Oslo in June"],
+      ["team", "team/MEMORY.md", "The team meets on Mondays"]
+    ] as const
+    for (const [side, file, text] of files) {
+      const add = addTo(page, side, file)
+      assert.strictEqual(await add.count(), 1, file)
+      // Right after the file's entries, inside its own part of the page.
+      assert.isTrue(
+        await add.evaluate((form) => form.previousElementSibling?.matches("ul.entries") === true),
+        `${file}: after its entries`
+      )
+      await add.locator('input[name="text"]').fill(text)
+      await submit(page, addTo(page, side, file).getByRole("button", { name: "Add" }))
+      assert.include(await notice(page), `added to ${file}`)
+      assert.match(readFileSync(join(memory, file), "utf8"), new RegExp(`^- ${text} \\[added: `, "m"))
+      assert.strictEqual(await page.locator(`.file[data-file="${file}"] li.entry`, { hasText: text }).count(), 1)
+    }
+
+    const pets = addTo(page, "own", null)
+    await pets.locator('input[name="topic"]').fill("pets")
+    await pets.locator('input[name="text"]').fill("Ada's cat is called Miso")
+    await submit(page, pets.getByRole("button", { name: "Add" }))
+    assert.include(await notice(page), "added to agents/ada/pets.md")
+    assert.strictEqual(await addTo(page, "own", "agents/ada/pets.md").count(), 1)
+
+    // A refused add comes back in the form it was typed into, and only there.
+    const team = addTo(page, "team", "team/MEMORY.md")
+    await team.locator('input[name="text"]').fill("my password is hunter2")
+    await submit(page, team.getByRole("button", { name: "Add" }))
+    assert.include(await notice(page), "password")
+    assert.strictEqual(await page.locator('form.add input[name="text"]:not([value=""])').count(), 1)
+    assert.strictEqual(
+      await addTo(page, "team", "team/MEMORY.md").locator('input[name="text"]').inputValue(),
+      "my password is hunter2"
+    )
+    assert.notInclude(readFileSync(join(memory, "team/MEMORY.md"), "utf8"), "hunter2")
+  })
+
+  it("filters the entries by the words typed in the search box, without reloading the page", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada runs on Sundays")
+    remember(memory, "Ada flies to Lisbon in May", "--topic", "travel")
+    remember(memory, "The team drinks coffee on Fridays", "--team")
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served)
+    await toAgent(page, "ada")
+    const address = page.url()
+    let loads = 0
+    page.on("load", () => (loads += 1))
+    await page.evaluate(() => ((globalThis as { kept?: number }).kept = 1))
+    /** The entries the page shows now, without their metadata. */
+    const shown = async (on: Page) =>
+      (await on.locator("li.entry:visible .text").allInnerTexts()).map((text) => text.replace(/ \[.*$/s, ""))
+    const said = (on: Page) => on.locator("form.search .matches").textContent()
+    const search = page.getByRole("searchbox", { name: "Filter entries" })
+    const all = ["Ada drinks green tea", "Ada runs on Sundays", "Ada flies to Lisbon in May"]
+    assert.deepStrictEqual(await shown(page), [...all, "The team drinks coffee on Fridays"])
+
+    await search.fill("DRINKS")
+    assert.deepStrictEqual(await shown(page), ["Ada drinks green tea", "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(page), "2 of 4 entries shown")
+    await search.fill("lisbon in")
+    assert.deepStrictEqual(await shown(page), ["Ada flies to Lisbon in May"])
+    await search.press("Enter")
+    assert.deepStrictEqual(await shown(page), ["Ada flies to Lisbon in May"])
+    await search.fill("added: 1999")
+    assert.deepStrictEqual(await shown(page), [])
+    assert.strictEqual(await said(page), "0 of 4 entries shown")
+    await search.fill("")
+    assert.deepStrictEqual(await shown(page), [...all, "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(page), "")
+    assert.strictEqual(loads, 0, "the page was not reloaded")
+    assert.strictEqual(page.url(), address)
+    assert.strictEqual(await page.evaluate(() => (globalThis as { kept?: number }).kept), 1)
+
+    // A browser that runs no script sends the box, and the panel filters alike.
+    const plain = await (await browser.newContext({ javaScriptEnabled: false })).newPage()
+    await plain.goto(served.link)
+    await plain.goto(`${served.address}agent?id=ada`)
+    await plain.getByRole("searchbox", { name: "Filter entries" }).fill("DRINKS")
+    await submit(plain, plain.getByRole("button", { name: "Filter" }))
+    assert.deepStrictEqual(await shown(plain), ["Ada drinks green tea", "The team drinks coffee on Fridays"])
+    assert.strictEqual(await said(plain), "2 of 4 entries shown")
+  })
+
+  it("offers Undo at once after a Remove, on the page itself, and puts the entry back", async () => {
+    const { memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    remember(memory, "Ada runs on Sundays")
+    remember(memory, "The team ships on Fridays", "--team")
+    const page = await open(await startPanel(["--memory", memory]))
+    await toAgent(page, "ada")
+    await submit(page, page.locator("li.entry", { hasText: "green tea" }).getByRole("button", { name: "Remove" }))
+    assert.include(await notice(page), "removed from agents/ada/MEMORY.md")
+    assert.notInclude(memoryOf(memory), "green tea")
+    assert.strictEqual(await page.locator(".notice").getByRole("button", { name: "Undo" }).count(), 1)
+    await submit(page, page.locator(".notice").getByRole("button", { name: "Undo" }))
+    assert.include(await notice(page), 'undone: "Ada drinks green tea" is back')
+    assert.strictEqual(await page.locator("h1").textContent(), "Agent ada")
+    assert.strictEqual(await page.locator(".notice button").count(), 0, "an undo is not offered to be undone")
+    assert.include(memoryOf(memory), "- Ada drinks green tea [added: ")
+    assert.include(memoryOf(memory), "- Ada runs on Sundays [added: ")
+    assert.strictEqual(await page.locator("li.entry", { hasText: "green tea" }).count(), 1)
+
+    const team = join(memory, "team/MEMORY.md")
+    await submit(page, page.locator("li.entry", { hasText: "Fridays" }).getByRole("button", { name: "Remove" }))
+    assert.include(await notice(page), "removed from team/MEMORY.md")
+    assert.notInclude(readFileSync(team, "utf8"), "Fridays")
+    await submit(page, page.locator(".notice").getByRole("button", { name: "Undo" }))
+    assert.include(await notice(page), 'undone: "The team ships on Fridays" is back')
+    assert.include(readFileSync(team, "utf8"), "- The team ships on Fridays [added: ")
+  })
+
+  it("shows times in the browser's own time zone, with the UTC time as their title", async () => {
+    const { dir, memory } = scratch()
+    remember(memory, "Ada drinks green tea")
+    const file = join(dir, "porto.jsonl")
+    writeFileSync(file, JSON.stringify({ seq: 1, who: "user", text: "I moved to Porto last month." }) + "\n")
+    const failing = recorded(dir, "failing.jsonl", [{ error: "the server answered 503: overloaded" }])
+    const run = mneme(["review", file, "--memory", memory, "--agent", "ada", "--model", `replay:${failing}`])
+    assert.strictEqual(run.code, 1, run.stderr)
+    const served = await startPanel(["--memory", memory])
+    const page = await open(served, "Asia/Tokyo")
+    /** Every time of the page, as the page shows it: in Tokyo (UTC+9, no summer time), from its UTC `datetime`. */
+    const inTokyo = async () => {
+      const times = await page.locator("time[datetime]").evaluateAll((nodes) =>
+        nodes.map((node) => ({
+          at: node.getAttribute("datetime") ?? "",
+          text: node.textContent,
+          title: node.getAttribute("title")
+        }))
+      )
+      assert.isAbove(times.length, 0)
+      const shown = (epochMillis: number) =>
+        new Date(epochMillis)
+          .toISOString()
+          .replace("T", " ")
+          .replace(/\.\d+Z$/, "")
+      for (const { at, text, title } of times) {
+        assert.strictEqual(text, `${shown(Date.parse(at) + 9 * 3_600_000)} GMT+9`)
+        assert.strictEqual(title, `${shown(Date.parse(at))} UTC`)
+      }
+      return times.map(({ at }) => Date.parse(at))
+    }
+    const [reviewed] = await inTokyo()
+    await toAgent(page, "ada")
+    assert.deepStrictEqual(await inTokyo(), [reviewed])
+    assert.include(await page.locator("#last-review p").first().innerText(), "GMT+9")
+    await page.goto(`${served.address}journal?agent=ada`)
+    const journal = readFileSync(join(memory, "journal.jsonl"), "utf8")
+    const written = journal
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { time: number }).time)
+    assert.deepStrictEqual(await inTokyo(), written.toReversed())
   })
 
   it("sees a change made on disk meanwhile, and never overwrites it", async () => {

@@ -89,6 +89,9 @@ export const send = (
 /** The cookie header that holds the panel's access token. */
 export const cookie = (served: Served) => ({ cookie: `mneme-panel-${served.port}=${served.token}` })
 
+/** The Origin header a browser sends with a form of the panel's own pages. */
+export const ownOrigin = (served: Served) => ({ origin: `http://127.0.0.1:${served.port}` })
+
 /** The page token of a page (the value of its forms' `page` field). */
 export const pageToken = (page: string): string => {
   const found = /name="page" value="([^"]+)"/.exec(page)

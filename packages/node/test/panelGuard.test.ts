@@ -19,6 +19,7 @@ const seen = (over: Partial<Guard.Seen> = {}): Guard.Seen => ({
   host: "127.0.0.1:4177",
   cookie: keys.token,
   origin: undefined,
+  referer: undefined,
   fetchSite: undefined,
   ...over
 })
@@ -80,8 +81,43 @@ describe("panel guard", () => {
       assert.deepStrictEqual(post(over), { _tag: "OtherSite" }, JSON.stringify(over))
     }
     assert.deepStrictEqual(post({ origin: "http://127.0.0.1:4177", fetchSite: "same-origin" }), { _tag: "Pass" })
-    assert.deepStrictEqual(post({}), { _tag: "Pass" })
     assert.deepStrictEqual(Guard.judge(keys, seen({ origin: "http://evil.example" })), { _tag: "Pass" })
+  })
+
+  it("refuses a change whose Referer names another site where no Origin is sent", () => {
+    const post = (over: Partial<Guard.Seen>) => Guard.judge(keys, seen({ method: "POST", url: "/ask", ...over }))
+    for (const referer of [
+      "http://evil.example/page",
+      "http://127.0.0.1:4178/agent?id=ada",
+      "https://127.0.0.1:4177/agent?id=ada",
+      "http://127.0.0.1.evil.example:4177/",
+      "not an address"
+    ]) {
+      assert.deepStrictEqual(post({ referer }), { _tag: "OtherSite" }, referer)
+    }
+    // The Origin, where one is sent, says where a change comes from: a `null` one is another site.
+    assert.deepStrictEqual(post({ origin: "null", referer: "http://127.0.0.1:4177/agent?id=ada" }), {
+      _tag: "OtherSite"
+    })
+    for (const referer of ["http://127.0.0.1:4177/agent?id=ada", "http://LOCALHOST:4177/journal?agent=ada"]) {
+      assert.deepStrictEqual(post({ referer }), { _tag: "Pass" }, referer)
+    }
+    assert.deepStrictEqual(Guard.judge(keys, seen({ referer: "http://evil.example/" })), { _tag: "Pass" })
+  })
+
+  it("refuses a change that says nothing of where it comes from (neither Origin nor Referer)", () => {
+    const post = (over: Partial<Guard.Seen>) => Guard.judge(keys, seen({ method: "POST", url: "/ask", ...over }))
+    assert.deepStrictEqual(post({}), { _tag: "UnknownSite" })
+    assert.deepStrictEqual(post({ fetchSite: "same-origin" }), { _tag: "UnknownSite" })
+    assert.deepStrictEqual(post({ fetchSite: "cross-site" }), { _tag: "OtherSite" })
+    assert.deepStrictEqual(Guard.judge(keys, seen()), { _tag: "Pass" })
+  })
+
+  it("takes an Origin on port 80 as the browser sends it, without the port", () => {
+    const on80: Guard.Keys = { ...keys, hosts: Guard.hostsFor("127.0.0.1", 80, []) }
+    const post = (origin: string) => Guard.judge(on80, seen({ method: "POST", host: "127.0.0.1:80", origin }))
+    assert.deepStrictEqual(post("http://127.0.0.1"), { _tag: "Pass" })
+    assert.deepStrictEqual(post("http://127.0.0.1:8080"), { _tag: "OtherSite" })
   })
 
   it("signs a new token for each page, and takes only tokens signed with its own secret", () => {

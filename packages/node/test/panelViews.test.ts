@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { escape, markup, query } from "../src/internal/panel/html.ts"
+import { withoutBullet } from "../src/internal/panel/pages.ts"
 import * as Views from "../src/internal/panel/views.ts"
 
 const page: Views.Page = { token: "nonce.signature", root: "./memory" }
@@ -30,6 +31,17 @@ describe("panel html", () => {
 
   it("encodes a query's names and values", () => {
     assert.strictEqual(query({ id: "ada l&o?=" }), "?id=ada%20l%26o%3F%3D")
+  })
+})
+
+describe("panel journal lines", () => {
+  it("drops the list bullet of an entry's or a link's line, and keeps any other line as it is", () => {
+    assert.deepStrictEqual(
+      ["- Ada drinks tea [added: 2026-01-02]", "  *\t b", "- [[travel]]", "-", "- ", "-a", "--- x", "# Memory", ""].map(
+        withoutBullet
+      ),
+      ["Ada drinks tea [added: 2026-01-02]", "b", "[[travel]]", "", "", "-a", "--- x", "# Memory", ""]
+    )
   })
 })
 
@@ -87,9 +99,22 @@ describe("panel views", () => {
       entryMax: 300,
       ask: undefined,
       summary: undefined,
-      draft: undefined
+      draft: undefined,
+      filter: ""
     }
     const markup = Views.agentPage(page, view, { kind: "refused", text: "<u>refused</u>" })
+    // Filtered by the server (a browser without script): by the words as shown, case ignored; the words are text.
+    const filtered = Views.agentPage(page, { ...view, filter: ` ALERT(1)</script> ` })
+    assert.include(filtered, `value=" ALERT(1)&lt;/script&gt; "`)
+    assert.match(filtered, /<li class="entry" data-digest="d" data-search="&lt;script&gt;alert\(1\)[^"]*"\s*>/)
+    assert.match(filtered, /<li class="note"[^>]* hidden>/)
+    assert.include(filtered, "1 of 1 entry shown")
+    const byNote = Views.agentPage(page, { ...view, filter: "A Note" })
+    assert.match(byNote, /<li class="entry"[^>]* hidden>/)
+    assert.notMatch(byNote, /<li class="note"[^>]* hidden>/)
+    assert.include(byNote, "0 of 1 entry shown")
+    assert.notInclude(markup, " hidden>")
+    assert.notInclude(markup, "entry shown")
     const lost = Views.agentPage(page, {
       ...view,
       conversations: [

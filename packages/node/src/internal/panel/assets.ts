@@ -1,7 +1,8 @@
 /**
  * The panel's style sheet and its one small script, served from the panel itself (`/panel.css`, `/panel.js`), so the
- * page's content security policy allows no inline script or style. The page works without the script; it only says
- * that a request is on its way while the model answers.
+ * page's content security policy allows no inline script or style. The page works without the script; it says that a
+ * request is on its way while the model answers, shows times in the browser's own time zone (UTC without it), and
+ * filters entries as the words are typed (without it, when the filter is sent).
  */
 
 /** The style sheet. */
@@ -9,6 +10,7 @@ export const css = `
 :root { color-scheme: light; --ink: #1d232b; --dim: #66707c; --line: #d9dee4; --ok: #1f7a3d; --near: #a15c00;
   --full: #b3261e; --paper: #fbfcfd; --card: #ffffff; --accent: #2856c9; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
   background: var(--paper); }
 header { display: flex; gap: 1.5rem; align-items: baseline; padding: .8rem 1.5rem; border-bottom: 1px solid var(--line);
@@ -43,6 +45,12 @@ details.edit { display: inline-block; }
 details.edit[open] { display: block; width: 100%; margin-top: .3rem; }
 form.inline { display: inline; }
 form.row { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; margin: .4rem 0; }
+form.add input.wide { flex: 1; width: auto; min-width: 16rem; }
+form.add input.topic { width: 10rem; }
+.new-topic .label { margin: .8rem 0 0; }
+form.search { margin: 1rem 0 0; }
+form.search input[type=search] { flex: 1; max-width: 28rem; font: inherit; padding: .3rem .45rem;
+  border: 1px solid var(--line); border-radius: 5px; background: #fff; }
 input[type=text], textarea, select { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line);
   border-radius: 5px; background: #fff; }
 input[type=text].wide, textarea { width: 100%; }
@@ -52,7 +60,8 @@ button { font: inherit; padding: .25rem .7rem; border-radius: 5px; border: 1px s
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 button.danger { color: var(--full); }
 button[disabled] { opacity: .6; cursor: wait; }
-.notice { border-radius: 6px; padding: .6rem .9rem; margin: 1rem 0; white-space: pre-wrap; }
+.notice { border-radius: 6px; padding: .6rem .9rem; margin: 1rem 0; display: flex; gap: 1rem; align-items: baseline; }
+.notice .said { white-space: pre-wrap; flex: 1; }
 .notice.ok { background: #e8f5ec; border: 1px solid #b7dfc3; color: var(--ink); font-weight: normal; }
 .notice.refused { background: #fdecea; border: 1px solid #f3c1bc; }
 .notice.info { background: #eef3fb; border: 1px solid #c9d7f1; }
@@ -63,8 +72,53 @@ del { color: var(--full); }
 form.waiting .busy { display: inline; }
 `
 
-/** The script: a form that asks the model says so while it waits, and is not sent twice. */
+/**
+ * The script: a form that asks the model says so while it waits, and is not sent twice; every time is shown in the
+ * browser's own time zone (`2026-12-02 23:03:11 GMT+9`), the UTC time the server wrote kept as its title; the filter
+ * box hides the entries and notes whose words do not hold what is typed, as it is typed (the server filters the same
+ * way, by the same lower-cased text, when the box is sent without the script).
+ */
 export const script = `
+function twoDigits(n) { return String(n).padStart(2, "0") }
+function zoneOf(date) {
+  var part = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(date)
+    .find(function (part) { return part.type === "timeZoneName" })
+  return part === undefined ? "" : " " + part.value
+}
+document.querySelectorAll("time[datetime]").forEach(function (node) {
+  var date = new Date(node.getAttribute("datetime"))
+  if (isNaN(date.getTime())) return
+  node.title = node.textContent
+  node.textContent = date.getFullYear() + "-" + twoDigits(date.getMonth() + 1) + "-" + twoDigits(date.getDate()) +
+    " " + twoDigits(date.getHours()) + ":" + twoDigits(date.getMinutes()) + ":" + twoDigits(date.getSeconds()) +
+    zoneOf(date)
+})
+
+document.querySelectorAll("form.search").forEach(function (form) {
+  var field = form.querySelector("input[name=q]")
+  var said = form.querySelector(".matches")
+  function filter() {
+    var words = field.value.trim().toLowerCase()
+    var entries = 0
+    var shown = 0
+    document.querySelectorAll("li[data-search]").forEach(function (row) {
+      var match = words === "" || row.dataset.search.indexOf(words) >= 0
+      row.hidden = !match
+      if (row.classList.contains("entry")) {
+        entries += 1
+        if (match) shown += 1
+      }
+    })
+    said.textContent = words === "" ? "" : shown.toLocaleString("en-US") + " of " + entries.toLocaleString("en-US") +
+      (entries === 1 ? " entry" : " entries") + " shown"
+  }
+  field.addEventListener("input", filter)
+  form.addEventListener("submit", function (event) {
+    event.preventDefault()
+    filter()
+  })
+})
+
 document.querySelectorAll("form[data-busy]").forEach(function (form) {
   form.addEventListener("submit", function () {
     form.classList.add("waiting")

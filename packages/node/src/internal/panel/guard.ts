@@ -2,8 +2,10 @@
  * Who may use the memory panel: a request must name the served address in its Host header (so a web page whose name
  * was pointed at this machine cannot reach it), and hold the access token — from the printed link, which trades it for
  * a cookie marked HttpOnly and SameSite=Strict, then from that cookie. A request that changes something must also hold
- * the token of the page it was sent from (each page has its own, signed with a secret of this run), and come from the
- * panel's own pages where the browser says where it comes from. The panel sends no CORS headers.
+ * the token of the page it was sent from (each page has its own, signed with a secret of this run), and say that it
+ * comes from the panel's own pages: by its Origin, or by its Referer where no Origin is sent (a browser sends one or
+ * the other with every form it posts). A change that names another site, or says nothing of where it comes from, is
+ * refused. The panel sends no CORS headers.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
@@ -58,8 +60,10 @@ export type Verdict =
   | { readonly _tag: "NoToken" }
   /** The link's token: set the cookie and send the browser to `location`, the same address without the token. */
   | { readonly _tag: "TokenGiven"; readonly location: string }
-  /** A state-changing request from another site (its Origin or Sec-Fetch-Site says so): 403. */
+  /** A state-changing request from another site (its Origin, Referer or Sec-Fetch-Site says so): 403. */
   | { readonly _tag: "OtherSite" }
+  /** A state-changing request that says nothing of where it comes from (neither Origin nor Referer): 403. */
+  | { readonly _tag: "UnknownSite" }
   | { readonly _tag: "Pass" }
 
 /** What the guard reads of a request. */
@@ -70,6 +74,7 @@ export interface Seen {
   readonly host: string | undefined
   readonly cookie: string | undefined
   readonly origin: string | undefined
+  readonly referer: string | undefined
   readonly fetchSite: string | undefined
 }
 
@@ -92,14 +97,22 @@ export const judge = (keys: Keys, seen: Seen): Verdict => {
   }
   if (seen.cookie === undefined || !sameText(seen.cookie, keys.token)) return { _tag: "NoToken" }
   if (seen.method !== "GET" && seen.method !== "HEAD") {
-    if (seen.origin !== undefined && !(URL.canParse(seen.origin) && keys.hosts.has(new URL(seen.origin).host))) {
-      return { _tag: "OtherSite" }
-    }
     if (seen.fetchSite !== undefined && seen.fetchSite !== "same-origin" && seen.fetchSite !== "none") {
       return { _tag: "OtherSite" }
     }
+    // The Origin where it is sent (`null` from a sandboxed or privacy-stripped page is another site), else the Referer.
+    const from = seen.origin ?? seen.referer
+    if (from === undefined) return { _tag: "UnknownSite" }
+    if (!isPanel(keys, from)) return { _tag: "OtherSite" }
   }
   return { _tag: "Pass" }
+}
+
+/** Whether `address` (an Origin or a Referer) is a page of the panel: http, at one of the served Host values. */
+const isPanel = (keys: Keys, address: string): boolean => {
+  if (!URL.canParse(address)) return false
+  const url = new URL(address)
+  return url.protocol === "http:" && keys.hosts.has(`${url.hostname}:${url.port === "" ? "80" : url.port}`)
 }
 
 const signature = (secret: string, nonce: string) => createHmac("sha256", secret).update(nonce).digest("hex")

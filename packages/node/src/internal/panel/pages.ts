@@ -5,7 +5,7 @@
  */
 import { Backoff, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
 import { MemoryStore, type MemoryRoot, Platform, ReviewState } from "@mneme/review"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Result } from "effect"
 import * as Conversations from "./conversations.ts"
 import type * as Views from "./views.ts"
 
@@ -127,8 +127,8 @@ export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
   return view
 })
 
-/** What an agent's page adds to memory as it is: the box's answer, a summary, a refused form's text. */
-export type AgentExtras = Partial<Pick<Views.AgentPage, "ask" | "summary" | "draft">>
+/** What an agent's page adds to memory as it is: the box's answer, a summary, a refused form's text, the filter. */
+export type AgentExtras = Partial<Pick<Views.AgentPage, "ask" | "summary" | "draft" | "filter">>
 
 /** An agent's page. */
 export const agent = Effect.fnUntraced(function* (
@@ -153,27 +153,52 @@ export const agent = Effect.fnUntraced(function* (
     entryMax: settings.entryMax,
     ask: extras.ask,
     summary: extras.summary,
-    draft: extras.draft
+    draft: extras.draft,
+    filter: extras.filter ?? ""
   }
   return view
 })
 
+const isBlank = (line: string, at: number) => line[at] === " " || line[at] === "\t"
+
+/**
+ * A journaled line without the bullet (`-` or `*`, its indentation and the blanks after it) that makes it a Markdown
+ * list item, an entry or an index link, as a diff shows it beside its own - or + mark; any other line as it is.
+ */
+export const withoutBullet = (line: string): string => {
+  let at = 0
+  while (isBlank(line, at)) at++
+  if ((line[at] !== "-" && line[at] !== "*") || !(at + 1 === line.length || isBlank(line, at + 1))) return line
+  at++
+  while (isBlank(line, at)) at++
+  return line.slice(at)
+}
+
 /** How many of the latest changes the journal page shows. */
 const journalMax = 100
 
-/** The journal of an agent's own and team memory, newest first, each change with the scope it can be undone in. */
+/**
+ * The journal of an agent's own and team memory, newest first. A change that an undo may revert (not an undo, an
+ * archive, or undone already) is planned against its files as they are now: it has Undo where that plan works, and
+ * where it does not, why (its file no longer holds what it wrote, the entry it removed is there again, no room).
+ */
 export const journal = Effect.fnUntraced(function* (agentId: string) {
   const store = yield* MemoryStore.MemoryStore
-  const sides = [
-    { side: "own" as const, lines: yield* store.journal({ scope: Scope.own(agentId) }) },
-    { side: "team" as const, lines: yield* store.journal({ scope: Scope.team }) }
-  ]
+  const settings = yield* MemoryConfig.MemoryConfig
+  const sides = yield* Effect.forEach(["own", "team"] as const, (side) =>
+    Effect.map(store.journal({ scope: side === "own" ? Scope.own(agentId) : Scope.team }), (lines) => ({ side, lines }))
+  )
   const rows: Array<{ readonly row: Views.JournalRow; readonly order: number }> = []
+  // The change each may be undone as, by its first line's id (a change can write two files: a topic and the index).
+  const candidates = new Map<
+    string,
+    { readonly side: "own" | "team"; readonly change: ReadonlyArray<MemoryEdit.Journaled> }
+  >()
   for (const { side, lines } of sides) {
-    // One undo per change: on its first line (a change can write two files, a topic and MEMORY.md's index).
-    const undoable = new Set(
-      MemoryEdit.undoable(lines).flatMap((change) => (change[0]?.id === undefined ? [] : [change[0].id]))
-    )
+    for (const change of MemoryEdit.undoable(lines)) {
+      const id = change[0]?.id
+      if (id !== undefined) candidates.set(id, { side, change })
+    }
     for (const line of lines) {
       const row: Views.JournalRow = {
         id: line.id,
@@ -182,17 +207,32 @@ export const journal = Effect.fnUntraced(function* (agentId: string) {
         file: line.file,
         actor: line.actor,
         auto: line.auto === true,
-        before: line.before === undefined ? undefined : Secret.redact(line.before),
-        after: line.after === undefined ? undefined : Secret.redact(line.after),
-        undo: line.id !== undefined && undoable.has(line.id) ? side : undefined
+        before: line.before === undefined ? undefined : Secret.redact(withoutBullet(line.before)),
+        after: line.after === undefined ? undefined : Secret.redact(withoutBullet(line.after)),
+        undo: { _tag: "Never" }
       }
       rows.push({ row, order: rows.length })
     }
   }
-  return rows
+  const shown = rows
     .sort((a, b) => b.row.time - a.row.time || b.order - a.order)
     .slice(0, journalMax)
     .map(({ row }) => row)
+  // Each change is planned against its scope's files as they are now.
+  const now = {
+    own: yield* store.load(Scope.own(agentId)),
+    team: yield* store.load(Scope.team)
+  }
+  return shown.map((row): Views.JournalRow => {
+    const candidate = row.id === undefined ? undefined : candidates.get(row.id)
+    if (candidate === undefined) return row
+    const draft = MemoryEdit.start([now[candidate.side]])
+    const planned = MemoryEdit.undo(draft, candidate.change, { actor: "person" }, { settings })
+    if (Result.isSuccess(planned)) return { ...row, undo: { _tag: "Undoable", side: candidate.side } }
+    const failure = planned.failure
+    const reason = failure._tag === "NotUndoable" ? failure.detail : failure.message
+    return { ...row, undo: { _tag: "Blocked", reason: Secret.redact(reason) } }
+  })
 })
 
 /** The entry of a scope's file named by its digest, and the file, as they are now. */

@@ -191,7 +191,12 @@ const EntryForm = Schema.Struct({
   entry: Schema.String
 })
 const EditForm = Schema.Struct({ ...EntryForm.fields, text: Schema.String })
-const UndoForm = Schema.Struct({ agent: Schema.String, side: Side, id: Schema.String })
+const UndoForm = Schema.Struct({
+  agent: Schema.String,
+  side: Side,
+  id: Schema.String,
+  back: Schema.optionalKey(Schema.Literal("agent"))
+})
 const AskForm = Schema.Struct({ agent: Schema.String, words: Schema.String })
 const ProposalForm = Schema.Struct({ agent: Schema.String, proposal: Schema.String })
 const ReviewForm = Schema.Struct({ key: Schema.String, back: Schema.String })
@@ -200,10 +205,34 @@ const scopeOf = (agentId: string, side: "own" | "team") => (side === "team" ? Sc
 
 const topicOf = (topic: string) => (topic.trim() === "" ? {} : { topic })
 
-/** A change done: its outcome's message, as the CLI prints it. */
-const done = (outcome: MemoryStore.Outcome, note = ""): Views.Notice => ({
-  kind: outcome.changed ? "ok" : "info",
-  text: outcome.message + note
+/** How many of a scope's latest journal lines are searched for the change just made. */
+const recentLines = 20
+
+/**
+ * A person's change done: its outcome's message, as the CLI prints it, and Undo for it at once where it changed
+ * something (its journal line found among the scope's latest: the newest that wrote what the outcome says).
+ */
+const done = Effect.fnUntraced(function* (
+  agentId: string,
+  side: "own" | "team",
+  outcome: MemoryStore.Outcome,
+  note = ""
+) {
+  const text = outcome.message + note
+  if (!outcome.changed) return { kind: "info", text } satisfies Views.Notice
+  // The change is made: a journal that cannot be read now only means no Undo is offered here (the journal page has it).
+  const lines = yield* (yield* MemoryStore.MemoryStore)
+    .journal({ scope: scopeOf(agentId, side), limit: recentLines })
+    .pipe(Effect.orElseSucceed(() => []))
+  const id = lines.findLast(
+    (line) =>
+      line.op === outcome.op &&
+      line.actor === "person" &&
+      line.file === outcome.file &&
+      line.before === outcome.before &&
+      line.after === outcome.after
+  )?.id
+  return { kind: "ok", text, undo: id === undefined ? undefined : { agentId, side, id } } satisfies Views.Notice
 })
 
 /** A change refused: the error's message, as the CLI prints it. */
@@ -233,7 +262,7 @@ const addEntry = (form: typeof AddForm.Type) =>
       text: form.text,
       actor: "person"
     })
-    return yield* renderAgent(form.agent, done(outcome))
+    return yield* renderAgent(form.agent, yield* done(form.agent, form.side, outcome))
   }).pipe(
     Effect.catch((error) =>
       renderAgent(form.agent, refusedNotice(error), 422, {
@@ -268,7 +297,7 @@ const changeEntry = (form: typeof EntryForm.Type, text: string | undefined) =>
       text === undefined
         ? yield* store.remove({ ...where, actor: "person" })
         : yield* store.replace({ ...where, text, actor: "person" })
-    return yield* renderAgent(form.agent, done(outcome, note))
+    return yield* renderAgent(form.agent, yield* done(form.agent, form.side, outcome, note))
   }).pipe(
     Effect.catch((error) =>
       error instanceof NoMatch
@@ -277,17 +306,16 @@ const changeEntry = (form: typeof EntryForm.Type, text: string | undefined) =>
     )
   )
 
-const undoChange = (form: typeof UndoForm.Type) =>
-  Effect.gen(function* () {
+/** Undoes a change of the journal, from the journal's page or from the notice of the change just made. */
+const undoChange = (form: typeof UndoForm.Type) => {
+  const back = (notice: Views.Notice, status = 200) =>
+    form.back === "agent" ? renderAgent(form.agent, notice, status) : renderJournal(form.agent, notice, status)
+  return Effect.gen(function* () {
     const store = yield* MemoryStore.MemoryStore
     const outcomes = yield* store.undo({ scope: scopeOf(form.agent, form.side), id: form.id, actor: "person" })
-    return yield* renderJournal(form.agent, {
-      kind: "ok",
-      text: outcomes.map((outcome) => outcome.message).join("\n")
-    })
-  }).pipe(
-    Effect.catch((error) => renderJournal(form.agent, refusedNotice(error), error._tag === "NotUndoable" ? 409 : 422))
-  )
+    return yield* back({ kind: "ok", text: outcomes.map((outcome) => outcome.message).join("\n") })
+  }).pipe(Effect.catch((error) => back(refusedNotice(error), error._tag === "NotUndoable" ? 409 : 422)))
+}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The model: ask or change, summary, review now
@@ -504,6 +532,12 @@ const agentParam = Effect.gen(function* () {
   return typeof id === "string" && id !== "" ? id : undefined
 })
 
+/** The words an agent's page filters its entries by (`q`), where the browser ran no script to filter them itself. */
+const filterParam = Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+  const words = params["q"]
+  return typeof words === "string" ? words : ""
+})
+
 const routes = Layer.mergeAll(
   HttpRouter.add("GET", "/panel.css", HttpServerResponse.text(Assets.css, { contentType: "text/css; charset=utf-8" })),
   HttpRouter.add(
@@ -516,7 +550,9 @@ const routes = Layer.mergeAll(
     "GET",
     "/agent",
     Effect.flatMap(agentParam, (agentId) =>
-      agentId === undefined ? Effect.succeed(HttpServerResponse.redirect("/", { status: 303 })) : renderAgent(agentId)
+      agentId === undefined
+        ? Effect.succeed(HttpServerResponse.redirect("/", { status: 303 }))
+        : Effect.flatMap(filterParam, (filter) => renderAgent(agentId, undefined, 200, { filter }))
     ).pipe(Effect.catch(unreadable))
   ),
   HttpRouter.add(
@@ -550,7 +586,8 @@ const PageToken = Schema.Struct({ page: Schema.optionalKey(Schema.String) })
 
 /**
  * Guards every request (`Guard.judge`): a wrong Host gets 403, no access token 401, the link's token a cookie and the
- * same address without it; a change from another site, or without a page token this run signed, 403. Nothing runs
+ * same address without it; a change from another site or from nowhere it says, or without a page token this run
+ * signed, 403. Nothing runs
  * before the guard has let a request through. Every response carries the security headers.
  */
 const guard = HttpRouter.middleware(
@@ -568,6 +605,7 @@ const guard = HttpRouter.middleware(
         host: header("host"),
         cookie: request.cookies[panel.keys.cookie],
         origin: header("origin"),
+        referer: header("referer"),
         fetchSite: header("sec-fetch-site")
       })
       const response = yield* Effect.gen(function* () {
@@ -581,6 +619,14 @@ const guard = HttpRouter.middleware(
             return page(Views.unauthorized(), 401)
           case "OtherSite":
             return page(Views.refused("A change can only be sent from the panel's own pages."), 403)
+          case "UnknownSite":
+            return page(
+              Views.refused(
+                "This change does not say which page sent it (no Origin or Referer header), so it is refused: " +
+                  "a change can only be sent from the panel's own pages, in a browser."
+              ),
+              403
+            )
           case "TokenGiven":
             return HttpServerResponse.redirect(verdict.location, { status: 303 }).pipe(
               HttpServerResponse.setCookieUnsafe(panel.keys.cookie, panel.keys.token, {

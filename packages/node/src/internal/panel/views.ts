@@ -1,8 +1,9 @@
 /**
  * The panel's pages, as pure functions from what the server read to HTML: the agents overview, an agent's memory
  * (its files with their sizes against the limits, each entry with its source and date and its edit and remove
- * controls, notes by hand as they are), its last review and conversations, the ask or change box with its preview,
- * and the journal with undo. Every text from memory, a person or a model goes in through `markup`, escaped.
+ * controls, notes by hand as they are, a form to add an entry beside each file's entries), its last review and
+ * conversations, the ask or change box with its preview, and the journal with undo. Every text from memory, a person
+ * or a model goes in through `markup`, escaped.
  */
 import type { MemoryRoot } from "@mneme/review"
 import * as Txt from "../text.ts"
@@ -16,6 +17,8 @@ import { type Html, markup, query, type Value } from "./html.ts"
 export interface Notice {
   readonly kind: "ok" | "refused" | "info"
   readonly text: string
+  /** The change just made, offered to be undone at once: its journal id, in an agent's own or team memory. */
+  readonly undo?: { readonly agentId: string; readonly side: "own" | "team"; readonly id: string } | undefined
 }
 
 /** One line of a memory file as the page shows it. */
@@ -120,6 +123,8 @@ export interface AgentPage {
   readonly summary: string | undefined
   /** What the person had typed into a form that was refused, to type again. */
   readonly draft: { readonly text: string; readonly side: "own" | "team"; readonly topic: string } | undefined
+  /** The words entries are filtered by, as typed ("" for none). */
+  readonly filter: string
 }
 
 /** One change of the journal. */
@@ -130,12 +135,21 @@ export interface JournalRow {
   readonly file: string
   readonly actor: string
   readonly auto: boolean
-  /** The line before and after, secrets masked. */
+  /** The line before and after, without its list bullet (the page marks each with its own - or +), secrets masked. */
   readonly before: string | undefined
   readonly after: string | undefined
-  /** The scope it can be undone in; `undefined` when it cannot be (undone already, an undo, an archive). */
-  readonly undo: "own" | "team" | undefined
+  /** Whether an undo would work now: in which scope, or why not; never for an undo, an archive, a change undone. */
+  readonly undo: JournalUndo
 }
+
+/** Whether a change of the journal can be undone now. */
+export type JournalUndo =
+  /** An undo, an archive, a change undone already, or the second line of a change: nothing to offer. */
+  | { readonly _tag: "Never" }
+  /** Undo works against the files as they are: offered, in the agent's own memory or the team's. */
+  | { readonly _tag: "Undoable"; readonly side: "own" | "team" }
+  /** Undo would be refused by the files as they are now (changed since), and why, in words. */
+  | { readonly _tag: "Blocked"; readonly reason: string }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Pieces
@@ -158,6 +172,13 @@ export const bar = (size: number, limit: number, what: string): Html =>
     ></meter
     ><span class="size ${level(size, limit)}">${Txt.size(size, limit)}</span>`
 
+/**
+ * A time, as `2026-12-02 14:03:11 UTC` for a page read without script; the panel's script shows it in the browser's
+ * own time zone, from its `datetime`.
+ */
+export const when = (epochMillis: number): Html =>
+  markup`<time datetime="${new Date(epochMillis).toISOString()}">${Txt.time(epochMillis)}</time>`
+
 const agentLink = (agentId: string, label?: Value): Html =>
   markup`<a href="/agent${query({ id: agentId })}">${label ?? agentId}</a>`
 
@@ -167,8 +188,23 @@ const hidden = (name: string, value: string): Html => markup`<input type="hidden
 const form = (page: Page, action: string, body: Value, attributes: Html = markup``): Html =>
   markup`<form method="post" action="${action}" ${attributes}>${hidden("page", page.token)}${body}</form>`
 
-const notice = (given: Notice | undefined): Html =>
-  given === undefined ? markup`` : markup`<div class="notice ${given.kind}" role="status">${given.text}</div>`
+/** The form that undoes a change from the journal: back to the journal, or to the agent's page with `back`. */
+const undoForm = (page: Page, agentId: string, side: "own" | "team", id: string, back?: "agent"): Html =>
+  form(
+    page,
+    "/journal/undo",
+    markup`${hidden("agent", agentId)}${hidden("side", side)}${hidden("id", id)}${
+      back === undefined ? "" : hidden("back", back)
+    }<button type="submit">Undo</button>`,
+    markup`class="inline"`
+  )
+
+const notice = (page: Page, given: Notice | undefined): Html =>
+  given === undefined
+    ? markup``
+    : markup`<div class="notice ${given.kind}" role="status"><span class="said">${given.text}</span>${
+        given.undo === undefined ? "" : undoForm(page, given.undo.agentId, given.undo.side, given.undo.id, "agent")
+      }</div>`
 
 /** The page around a body: the header with the root and its links, then the body. */
 export const layout = (page: Page, title: string, body: Value, given?: Notice): string =>
@@ -186,7 +222,7 @@ export const layout = (page: Page, title: string, body: Value, given?: Notice): 
           <strong>mneme</strong><span class="dim">${page.root}</span>
           <nav><a href="/">Agents</a></nav>
         </header>
-        <main>${notice(given)} ${body}</main>
+        <main>${notice(page, given)} ${body}</main>
         <script src="/panel.js"></script>
       </body>
     </html> `.source
@@ -195,8 +231,8 @@ const lastReviewText = (review: MemoryRoot.LastReview | null): Html =>
   review === null
     ? markup`<span class="dim">never</span>`
     : review.ok
-      ? markup`<span class="ok">ok</span> <span class="dim">${Txt.time(review.at)}</span>`
-      : markup`<span class="failed">failed</span> <span class="dim">${Txt.time(review.at)}</span>`
+      ? markup`<span class="ok">ok</span> <span class="dim">${when(review.at)}</span>`
+      : markup`<span class="failed">failed</span> <span class="dim">${when(review.at)}</span>`
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Conversations
@@ -207,9 +243,10 @@ const droppedText = (conversation: ConversationView): Html =>
     ? markup``
     : markup`<div class="reason">
         lines lost before review:
-        ${conversation.dropped
-          .map(({ after, upto, at }) => `${after === null ? "" : `after #${after} `}up to #${upto} (${Txt.time(at)})`)
-          .join("; ")}
+        ${conversation.dropped.map(
+          ({ after, upto, at }, i) =>
+            markup`${i === 0 ? "" : "; "}${after === null ? "" : `after #${after} `}up to #${upto} (${when(at)})`
+        )}
       </div>`
 
 const conversationState = (conversation: ConversationView): Html =>
@@ -223,7 +260,7 @@ const failureState = (conversation: ConversationView): Html => {
   const again =
     conversation.stopped.until === undefined
       ? `a user line newer than #${conversation.newestUserSeq ?? 0}, or a review that succeeds (review now), starts them again`
-      : `the next try is allowed from ${Txt.time(conversation.stopped.until)}`
+      : markup`the next try is allowed from ${when(conversation.stopped.until)}`
   return markup`<span class="failed">retries stopped</span> after ${tries}${at}: <span class="dim">${again}</span>`
 }
 
@@ -355,17 +392,36 @@ const where = (side: "own" | "team", file: FileView) => [
   hidden("version", file.version)
 ]
 
-const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileView, row: Row): Html => {
+/**
+ * What the filter looks for words in: an entry's text and metadata, or a note, as the page shows them, in lower case
+ * (the panel's script filters by the same text, so the page filters alike with and without it).
+ */
+const searchText = (row: Row & { readonly _tag: "Entry" | "Note" }): string =>
+  (row._tag === "Entry" && row.meta.length > 0 ? `${row.text} [${metaText(row.meta)}]` : row.text).toLowerCase()
+
+/** Whether a row's search text holds the filter's words (every row, for no words). */
+const matches = (search: string, filter: string): boolean => {
+  const words = filter.trim().toLowerCase()
+  return words === "" || search.includes(words)
+}
+
+/** The attributes the filter reads and sets: a row's search text, and `hidden` where the filter leaves it out. */
+const searchable = (row: Row & { readonly _tag: "Entry" | "Note" }, filter: string): Html => {
+  const search = searchText(row)
+  return markup`data-search="${search}"${matches(search, filter) ? "" : markup` hidden`}`
+}
+
+const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileView, row: Row, filter: string) => {
   switch (row._tag) {
     case "Heading":
       return markup`<li class="heading"><span class="text">${row.text}</span></li>`
     case "Note":
-      return markup`<li class="note" title="a line written by hand, kept as it is">
+      return markup`<li class="note" title="a line written by hand, kept as it is" ${searchable(row, filter)}>
         <span class="text">${row.text}</span>
       </li>`
     case "Entry": {
       const fields = [hidden("agent", agentId), ...where(side, file), hidden("entry", row.digest)]
-      return markup`<li class="entry" data-digest="${row.digest}">
+      return markup`<li class="entry" data-digest="${row.digest}" ${searchable(row, filter)}>
         <span class="text"
           >${row.text}${
             row.meta.length === 0 ? "" : markup` <span class="meta">[${metaText(row.meta)}]</span>`
@@ -392,9 +448,66 @@ const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileV
   }
 }
 
-const fileSection = (page: Page, agentId: string, side: "own" | "team", file: FileView): Html => {
+/** Where an add form writes to, and what a refused add into it had typed, to type again. */
+interface AddTarget {
+  readonly side: "own" | "team"
+  /** The topic of a file's form; `undefined` for MEMORY.md's, `null` for the form that names a new topic. */
+  readonly topic: string | undefined | null
+  readonly draft: AgentPage["draft"]
+  readonly entryMax: number
+}
+
+/** Whether a refused add was typed into this form: its file's, or the new-topic form where it named no file shown. */
+const draftOf = (target: AddTarget, topics: ReadonlyArray<string>) => {
+  const draft = target.draft
+  if (draft === undefined || draft.side !== target.side) return undefined
+  const topic = draft.topic.trim() === "" ? undefined : draft.topic
+  if (target.topic === null) return topic !== undefined && !topics.includes(topic) ? draft : undefined
+  return topic === target.topic ? draft : undefined
+}
+
+/** The form that adds an entry to one file of a scope (or, with a topic field, to a topic not there yet). */
+const addEntryForm = (page: Page, agentId: string, target: AddTarget, name: string, topics: ReadonlyArray<string>) => {
+  const draft = draftOf(target, topics)
+  const hint = `one fact, at most ${Txt.count(target.entryMax)} characters, that says whom it is about`
+  return form(
+    page,
+    "/entry/add",
+    markup`${hidden("agent", agentId)}${hidden("side", target.side)}${
+      target.topic === null
+        ? markup`<input
+            type="text"
+            name="topic"
+            class="topic"
+            value="${draft?.topic ?? ""}"
+            placeholder="new topic"
+            aria-label="New topic in ${name}"
+          />`
+        : hidden("topic", target.topic ?? "")
+    }<input
+        type="text"
+        class="wide"
+        name="text"
+        value="${draft?.text ?? ""}"
+        placeholder="Add to ${name}: ${hint}"
+        aria-label="New entry in ${name}"
+        ${draft === undefined ? "" : markup`autofocus`}
+      /><button type="submit" class="primary">Add</button>`,
+    markup`class="row add"`
+  )
+}
+
+const fileSection = (
+  page: Page,
+  agentId: string,
+  scope: ScopeView,
+  file: FileView,
+  view: Pick<AgentPage, "draft" | "entryMax" | "filter">,
+  topics: ReadonlyArray<string>
+): Html => {
   const name = file.topic === undefined ? "MEMORY.md" : `topic ${file.topic}`
   const entries = file.rows.filter((row) => row._tag === "Entry").length
+  const target: AddTarget = { side: scope.side, topic: file.topic, draft: view.draft, entryMax: view.entryMax }
   return markup`<div class="file" data-file="${file.file}">
     <h3>
       <span>${name}</span>${bar(file.size, file.limit, name)}${
@@ -402,15 +515,19 @@ const fileSection = (page: Page, agentId: string, side: "own" | "team", file: Fi
       }
     </h3>
     <ul class="entries">
-      ${file.rows.map((row) => entryRow(page, agentId, side, file, row))}${
+      ${file.rows.map((row) => entryRow(page, agentId, scope.side, file, row, view.filter))}${
         entries === 0 && file.rows.length === 0 ? markup`<li class="dim">(empty)</li>` : ""
       }
     </ul>
+    ${addEntryForm(page, agentId, target, `${scope.side === "own" ? "own" : "team"} ${name}`, topics)}
   </div>`
 }
 
-const scopeSection = (page: Page, agentId: string, scope: ScopeView): Html =>
-  markup`<section class="card scope" data-scope="${scope.side}">
+const scopeSection = (page: Page, view: AgentPage, scope: ScopeView): Html => {
+  const topics = scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic]))
+  const newTopic: AddTarget = { side: scope.side, topic: null, draft: view.draft, entryMax: view.entryMax }
+  const label = scope.side === "own" ? "own memory" : "team memory"
+  return markup`<section class="card scope" data-scope="${scope.side}">
     <h2>
       ${scope.side === "own" ? "Own memory" : "Team memory"} <span class="dim">topics</span> ${bar(
         scope.topics,
@@ -418,48 +535,13 @@ const scopeSection = (page: Page, agentId: string, scope: ScopeView): Html =>
         "topics"
       )}
     </h2>
-    ${scope.files.map((file) => fileSection(page, agentId, scope.side, file))}
+    ${scope.files.map((file) => fileSection(page, view.agentId, scope, file, view, topics))}
+    <div class="new-topic">
+      <p class="dim label">Add to a new topic</p>
+      ${addEntryForm(page, view.agentId, newTopic, `a new topic of ${label}`, topics)}
+    </div>
     ${scope.unlinked.map((file) => markup`<p class="near">${file} is not linked from MEMORY.md's index (the next entry added to it links it).</p>`)}
     ${scope.unreadable.map(({ file, reason }) => markup`<p class="full">${file} could not be read, and is left out: ${reason}</p>`)}
-  </section>`
-
-const addForm = (page: Page, view: AgentPage): Html => {
-  const topics = [
-    ...new Set(
-      view.scopes.flatMap((scope) => scope.files.flatMap((file) => (file.topic === undefined ? [] : [file.topic])))
-    )
-  ]
-  const draft = view.draft
-  return markup`<section class="card" id="add">
-    <h2>Add an entry</h2>
-    ${form(
-      page,
-      "/entry/add",
-      markup`${hidden("agent", view.agentId)}
-        <input
-          type="text"
-          class="wide"
-          name="text"
-          value="${draft?.text ?? ""}"
-          placeholder="One fact, at most ${Txt.count(view.entryMax)} characters, that says whom it is about"
-          aria-label="Entry"
-        />
-        <select name="side" aria-label="Memory">
-          <option value="own" ${draft?.side === "team" ? "" : markup` selected`}>own memory</option>
-          <option value="team" ${draft?.side === "team" ? markup` selected` : ""}>team memory</option>
-        </select>
-        <input
-          type="text"
-          name="topic"
-          list="topics"
-          value="${draft?.topic ?? ""}"
-          placeholder="topic (optional)"
-          aria-label="Topic"
-        />
-        <datalist id="topics">${topics.map((topic) => markup`<option value="${topic}"></option>`)}</datalist>
-        <button type="submit" class="primary">Add</button>`,
-      markup`class="row"`
-    )}
   </section>`
 }
 
@@ -579,7 +661,37 @@ const summarySection = (page: Page, view: AgentPage): Html =>
       </section>`
     : markup``
 
-/** An agent's page: its last review and conversations, the ask box, its memory, adding an entry, the summary. */
+/** How many entries the filter shows, of how many: `2 of 7 entries shown` (nothing without a filter). */
+const shownText = (shown: number, total: number): string =>
+  `${Txt.count(shown)} of ${Txt.plural(total, "entry", "entries")} shown`
+
+/**
+ * The box that filters the entries by their words: as they are typed, by the panel's script, without reloading; by
+ * the server (a GET of the page with `q`) where the browser runs no script.
+ */
+const searchBox = (view: AgentPage): Html => {
+  const entries = view.scopes.flatMap((scope) =>
+    scope.files.flatMap((file) => file.rows.flatMap((row) => (row._tag === "Entry" ? [row] : [])))
+  )
+  const shown = entries.filter((row) => matches(searchText(row), view.filter)).length
+  return markup`<form method="get" action="/agent" class="row search" role="search">
+    ${hidden("id", view.agentId)}<input
+      type="search"
+      name="q"
+      value="${view.filter}"
+      placeholder="Filter entries by their words"
+      aria-label="Filter entries"
+    /><button type="submit">Filter</button
+    ><span class="matches dim" aria-live="polite"
+      >${view.filter.trim() === "" ? "" : shownText(shown, entries.length)}</span
+    >
+  </form>`
+}
+
+/**
+ * An agent's page: its last review and conversations, the ask box, the filter, its memory with a form to add to each
+ * file (and to a new topic), the summary.
+ */
 export const agentPage = (page: Page, view: AgentPage, given?: Notice): string => {
   const last = view.lastReview
   const body = markup`<h1>Agent ${view.agentId}</h1>
@@ -593,8 +705,8 @@ export const agentPage = (page: Page, view: AgentPage, given?: Notice): string =
       </p>
       ${conversationsTable(page, view.conversations, view.transcripts, view.agentId)}
     </section>
-    ${askSection(page, view)} ${view.scopes.map((scope) => scopeSection(page, view.agentId, scope))}
-    ${addForm(page, view)} ${summarySection(page, view)}`
+    ${askSection(page, view)} ${searchBox(view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
+    ${summarySection(page, view)}`
   return layout(page, `Agent ${view.agentId}`, body, given)
 }
 
@@ -606,29 +718,22 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
   const lines = rows.map(
     (row) =>
       markup`<tr class="change" data-op="${row.op}">
-        <td class="dim">${Txt.time(row.time)}</td>
+        <td class="dim">${when(row.time)}</td>
         <td>${row.op}</td>
         <td>${row.file}</td>
         <td>${row.actor}${row.auto ? markup` <span class="dim">(auto)</span>` : ""}</td>
         <td>
-          ${row.before === undefined ? "" : markup`<div><del>- ${row.before}</del></div>`}${
-            row.after === undefined ? "" : markup`<div><ins>+ ${row.after}</ins></div>`
+          ${row.before === undefined ? "" : markup`<div class="line">- <del>${row.before}</del></div>`}${
+            row.after === undefined ? "" : markup`<div class="line">+ <ins>${row.after}</ins></div>`
           }
         </td>
         <td>
           ${
-            row.undo === undefined || row.id === undefined
-              ? ""
-              : form(
-                  page,
-                  "/journal/undo",
-                  markup`${hidden("agent", agentId)}${hidden("side", row.undo)}${hidden("id", row.id)}<button
-                      type="submit"
-                    >
-                      Undo
-                    </button>`,
-                  markup`class="inline"`
-                )
+            row.undo._tag === "Undoable" && row.id !== undefined
+              ? undoForm(page, agentId, row.undo.side, row.id)
+              : row.undo._tag === "Blocked"
+                ? markup`<span class="dim blocked">cannot be undone now: ${row.undo.reason}</span>`
+                : ""
           }
         </td>
       </tr>`
