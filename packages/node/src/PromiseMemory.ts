@@ -365,6 +365,9 @@ const modelLayer = (model: ModelOptions | undefined) => {
   )
 }
 
+/** The most conversations' frozen sections kept at once. */
+const sessionsKept = 1_000
+
 /** The memory tools in the shape a model's function calling takes them. */
 const toolsIn = (shape: "openai" | "anthropic"): ReadonlyArray<object> =>
   MemoryTools.definitions.map((tool) =>
@@ -461,6 +464,8 @@ export const createMemory = async (options: MemoryOptions): Promise<Memory> => {
         const known = sessions.get(key)
         if (known !== undefined) return known.section
         const session = await run(MemoryPrompt.MemoryPrompt.use((prompt) => prompt.session(agentId)))
+        // The oldest conversations' sessions go first once many are kept: a long-lived host starts new ones forever.
+        if (sessions.size >= sessionsKept) sessions.delete(sessions.keys().next().value!)
         sessions.set(key, session)
         return session.section
       }),

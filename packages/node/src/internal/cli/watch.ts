@@ -83,9 +83,9 @@ type Event =
     }
   | { readonly event: "held"; readonly file: string; readonly conversation: string; readonly reason: string }
   | { readonly event: "unreadable"; readonly file: string; readonly reason: string }
+  | { readonly event: "error"; readonly file: string | null; readonly reason: string }
   | { readonly event: "replaced"; readonly file: string; readonly conversation: string }
   | { readonly event: "renamed"; readonly from: string; readonly to: string }
-  | { readonly event: "folder"; readonly reason: string }
   | { readonly event: "stopping"; readonly reviewing: string | null; readonly grace: number }
   | { readonly event: "stopped"; readonly abandoned: string | null }
 
@@ -135,6 +135,8 @@ const render = (event: Event): { readonly lines: ReadonlyArray<string>; readonly
     case "held":
     case "unreadable":
       return { stderr: true, lines: [`${event.file}: ${event.reason}`] }
+    case "error":
+      return { stderr: true, lines: [`mneme watch: ${event.file === null ? "" : `${event.file}: `}${event.reason}`] }
     case "replaced":
       return {
         stderr: true,
@@ -142,8 +144,6 @@ const render = (event: Event): { readonly lines: ReadonlyArray<string>; readonly
       }
     case "renamed":
       return { stderr: true, lines: [`${event.from}: moved to ${event.to}, which goes on from its cursor`] }
-    case "folder":
-      return { stderr: true, lines: [`mneme watch: ${event.reason}; trying again`] }
     case "stopping":
       return {
         stderr: true,
@@ -439,8 +439,9 @@ const run = Effect.fnUntraced(function* (input: Input) {
           reason:
             `not reviewed: its lines after ${at(saved ?? null)} would take about ` +
             `${Txt.plural(planned.calls.length, "model call", "model calls")}, more than --max-calls ` +
-            `${Txt.count(input.maxCalls)}; review them with mneme review ${JSON.stringify(file)} --max-calls ` +
-            `${planned.calls.length}, and watch goes on from there`
+            `${Txt.count(input.maxCalls)}; review them with mneme review ${JSON.stringify(file)}` +
+            `${Option.match(input.format, { onNone: () => "", onSome: (format) => ` --format ${format}` })} ` +
+            `--max-calls ${planned.calls.length}, and watch goes on from there`
         })
       }
       yield* clearSaid(file)
@@ -480,7 +481,7 @@ const run = Effect.fnUntraced(function* (input: Input) {
       yield* reviewFile(file).pipe(
         Effect.catch((error) =>
           say({
-            event: "unreadable",
+            event: "error",
             file: conversationOf(file).shown,
             reason: `the review could not run: ${error.message}`
           })
@@ -495,7 +496,12 @@ const run = Effect.fnUntraced(function* (input: Input) {
   const files = yield* look
   yield* say({ event: "watching", folder: input.dir, memory: location.shown, files })
   const looking = yield* Effect.forkChild(
-    Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(Math.round(input.interval * 1000))), look))
+    Effect.forever(
+      Effect.andThen(
+        Effect.sleep(Duration.millis(Math.round(input.interval * 1000))),
+        look.pipe(Effect.catch((error) => say({ event: "error", file: null, reason: error.message })))
+      )
+    )
   )
   const working = yield* Effect.forkChild(worker)
 
