@@ -1,5 +1,5 @@
 /**
- * The transcript-format benchmark: reading a transcript in each of the shapes `mneme review` recognises
+ * The shapes benchmark: reading a transcript in each of the shapes `mneme review` recognises
  * (`FileTranscript.parse`: recognising the shape, then each row with its Schema, the chat text speaker pattern
  * included) on hostile inputs from 1k to 1M characters, each timed once it runs in its steady state, whose log-log slope
  * shows the reading grows linearly (≤ 1.2, or no steeper than the floor: the same run's plain split of the same input
@@ -91,14 +91,14 @@ export const suite: Suite = async () => {
     const last = points.at(-1)?.[1] ?? 0
     figures.push(
       {
-        suite: "transcript-format",
+        suite: "shapes",
         name: `read 1M: ${name}`,
         value: last,
         unit: "ms",
         note: last < 1_000 ? "under 1 s" : "OVER 1 s"
       },
       {
-        suite: "transcript-format",
+        suite: "shapes",
         name: `read slope: ${name}`,
         value: slope,
         unit: "log-log",

@@ -316,6 +316,35 @@ describe("mneme watch", () => {
     assert.strictEqual(await watch.exited, 0, watch.stderr())
   })
 
+  it("says each review in a line for people, with the entries it changed", async () => {
+    const { dir, memory } = scratch()
+    const folder = join(dir, "transcripts")
+    mkdirSync(folder)
+    writeFileSync(join(folder, "talk.txt"), "User: I am vegetarian.\n")
+    const stub = await modelStub()
+    const args = [bin, "watch", folder, "--memory", memory, "--model", stub.url, "--delay", "0.2", "--interval", "0.1"]
+    const child = spawn(process.execPath, args, { cwd: repo, env: environment({ MNEME_MODEL: "stub" }) })
+    children.push(child)
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    for (let waited = 0; !stdout.includes("Fact 1") && waited < 30_000; waited += 25) await sleep(25)
+    child.kill("SIGINT")
+    assert.strictEqual(await exited, 0, stderr)
+    assert.strictEqual(
+      stdout,
+      "talk.txt: reviewed to #1 of #1 (1 model call): 1 added, 0 edited, 0 removed, 0 left out\n  + own: Fact 1\n"
+    )
+    // The signal may come while the review that printed its line is still ending: then the stop waits for it.
+    const [watching, stopping, stopped, ...more] = stderr.trimEnd().split("\n")
+    assert.strictEqual(watching, `mneme watch: following 1 file in ${folder} into ${memory} (Ctrl-C stops)`)
+    assert.match(stopping ?? "", /^mneme watch: stopping( once the review of talk\.txt finishes .*)?$/)
+    assert.strictEqual(stopped, "mneme watch: stopped")
+    assert.deepStrictEqual(more, [])
+  })
+
   it("refuses a folder that is not one, and a missing model, before it starts", () => {
     const { dir } = scratch()
     writeFileSync(join(dir, "file.txt"), "User: hi\n")
