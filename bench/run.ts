@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   store: async () => (await import("./store.ts")).suite,
   review: async () => (await import("./review.ts")).suite,
   transcript: async () => (await import("./transcript.ts")).suite,
+  shapes: async () => (await import("./transcriptFormat.ts")).suite,
   tools: async () => (await import("./tools.ts")).suite,
   cluster: async () => (await import("./cluster.ts")).suite
 }

@@ -31,6 +31,7 @@ import { review } from "./internal/cli/review.ts"
 import { show } from "./internal/cli/show.ts"
 import { edit, forget, recall, remember } from "./internal/cli/store.ts"
 import { undo } from "./internal/cli/undo.ts"
+import { watch } from "./internal/cli/watch.ts"
 import * as TextFile from "./internal/textFile.ts"
 
 export { noModel } from "./internal/cli/model.ts"
@@ -40,6 +41,7 @@ export { Exit, ExitCode, markValues, UsageError, version } from "./internal/cli/
 const cli = mneme.pipe(
   Command.withSubcommands([
     review,
+    watch,
     show,
     remember,
     edit,

@@ -1,19 +1,21 @@
 /**
- * A JSONL transcript file as the review's host ports: one JSON object a line, `{"seq":1,"who":"user","text":"…"}`
- * (`who` one of `user`, `agent`, `other` with a `name`), serving one conversation owned by one agent, or a group
- * conversation of member agents (an agent's line names it: `{"who":"agent","name":"ada",…}`). The whole file
- * is read and checked once, as a stream, each line parsed as soon as it ends, so a bad line fails at once with its line
- * number and what is wrong, and the file's text or bytes are never held. `read` keeps the lines; `open`, for a run of
- * `mneme review`, keeps only an index of them (each line's seq and a few numbers, and where its bytes are) and reads a
- * line from the file when the review pulls it, so a long transcript is never held in memory.
+ * A transcript file as the review's host ports, serving one conversation owned by one agent, or a group conversation of
+ * member agents (an agent's line names it: `{"who":"agent","name":"ada",…}`). The file is in one of the shapes of
+ * `TranscriptFormat` (mneme's own JSONL, `{"seq":1,"who":"user","text":"…"}` a line; chat messages; a Claude Code
+ * session; plain chat text), recognised from its content or named. The whole file is read and checked once, as a
+ * stream, each row parsed as soon as it ends, so a bad row fails at once with its line number and what is wrong, and
+ * the file's text or bytes are never held. `read` keeps the lines; `open`, for a run of `mneme review`, keeps only an
+ * index of them (each line's seq and a few numbers, and where its bytes are) and reads a line from the file when the
+ * review pulls it, so a long transcript is never held in memory (chat messages in one JSON array, a single JSON
+ * text, are held).
  */
 import { Lines, Text, TranscriptError } from "@mneme/core"
 import { Agents, Platform, Transcript } from "@mneme/review"
 import { Effect, FileSystem, Layer, Option, Path, Result, Schema, SchemaIssue, Stream } from "effect"
 import type { PlatformError } from "effect/PlatformError"
-import * as Jsonl from "./internal/jsonl.ts"
 import * as TextFile from "./internal/textFile.ts"
 import * as TranscriptIndex from "./internal/transcriptIndex.ts"
+import * as TranscriptFormat from "./TranscriptFormat.ts"
 
 const LineJson = Schema.fromJsonString(Lines.Line)
 
@@ -69,12 +71,37 @@ const parseLine = (source: string, previous: Lines.Line | undefined): Result.Res
   return Result.succeed(line)
 }
 
-/** Parses a JSONL transcript (blank lines skipped), oldest first; the first bad line fails with its number. */
-export const parse = (file: string, content: string): Result.Result<ReadonlyArray<Lines.Line>, TranscriptError> =>
-  Result.mapError(
-    Jsonl.parse(content, parseLine),
-    ({ line, error }) => new TranscriptError({ reason: `${file} line ${line}: ${error}` })
-  )
+/** How a transcript is read: its shape (recognised from its content unless named), and the names chat text calls the agent. */
+export type ReadOptions = TranscriptFormat.Options
+
+/**
+ * Parses a transcript's text (blank lines skipped), oldest first, in its shape (see `TranscriptFormat`); the first bad
+ * line fails with its number.
+ */
+export const parse = (
+  file: string,
+  content: string,
+  options: ReadOptions = {}
+): Result.Result<ReadonlyArray<Lines.Line>, TranscriptError> => {
+  const reader = TranscriptFormat.reader(options, parseLine)
+  const rows = content.split(/\r\n|\r|\n/)
+  const lines: Array<Lines.Line> = []
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] ?? ""
+    if (row.trim() === "") continue
+    const read = reader.row(row)
+    if (read === "array") {
+      return Result.mapError(
+        TranscriptFormat.readArray(rows.slice(index).join("\n"), options.format === "chat"),
+        (problem) => new TranscriptError({ reason: `${file}: ${problem}` })
+      )
+    }
+    if (Result.isFailure(read))
+      return Result.fail(new TranscriptError({ reason: `${file} line ${index + 1}: ${read.failure}` }))
+    lines.push(...read.success)
+  }
+  return Result.succeed(lines)
+}
 
 /** The bytes of `name` are not text: `TextFile.read`'s words. */
 const notText = (name: string, problem: string) =>
@@ -104,30 +131,53 @@ const joined = (pieces: ReadonlyArray<Uint8Array>): Uint8Array => {
   return bytes
 }
 
+/** What reading a transcript's rows found besides its lines: its shape, and the lines of chat messages in one array. */
+interface Scanned {
+  /** The shape the rows were read in; `undefined` when there was no row that is not blank. */
+  readonly reading: TranscriptFormat.Reading | undefined
+  /** Chat messages in one JSON array: its lines (not given to `onLine`), and where the array's bytes are. */
+  readonly array:
+    { readonly lines: ReadonlyArray<Lines.Line>; readonly offset: number; readonly length: number } | undefined
+}
+
+/** How the rows of a transcript are read: its shape, and whether it is a file still being written. */
+export interface ScanOptions extends ReadOptions {
+  /**
+   * The file is being written as it is read (`mneme watch`): a last row without a line end that does not read yet is
+   * the start of a row not written whole, and is left for a later read instead of failing.
+   */
+  readonly growing?: boolean | undefined
+}
+
 /**
- * Reads the rows of a JSONL transcript as its bytes come, and gives `onLine` each line as soon as its row ends, with
- * where the line's bytes are in the source (past a leading byte order mark) and how many there are. Rows are split
- * at the byte level (LF, CRLF or CR, a CR that ends a chunk and an LF that opens the next being one line end), and
- * each row is decoded whole. The bytes must be UTF-8 text without NUL bytes, as `TextFile.read` says, and blank rows
- * are skipped; the first row that is not text, or not a line, fails with `TextFile.read`'s words or with its number,
- * and `name` names the source in every message.
+ * Reads the rows of a transcript as its bytes come, and gives `onLine` each line as soon as its row ends, with where
+ * the row's bytes are in the source (past a leading byte order mark) and how many there are (a row of several lines
+ * gives each the same). Rows are split at the byte level (LF, CRLF or CR, a CR that ends a chunk and an LF that opens
+ * the next being one line end), and each row is decoded whole and read in the file's shape (`TranscriptFormat`). The
+ * bytes must be UTF-8 text without NUL bytes, as `TextFile.read` says, and blank rows are skipped; the first row that
+ * is not text, or does not read, fails with `TextFile.read`'s words or with its number, and `name` names the source in
+ * every message. Chat messages in one JSON array are read whole once the bytes end, and given back instead.
  */
 const readRows = <E>(
   name: string,
   bytes: Stream.Stream<Uint8Array, E>,
+  options: ScanOptions,
   onLine: (line: Lines.Line, offset: number, length: number) => void
-): Effect.Effect<void, TranscriptError | E> =>
+): Effect.Effect<Scanned, TranscriptError | E> =>
   Effect.suspend(() => {
+    const reader = TranscriptFormat.reader(options, parseLine)
     let row = 0
-    let previous: Lines.Line | undefined
+    // The rows of a JSON array, from the one that opens it, and where that one starts.
+    let array: Array<string> | undefined
+    let arrayOffset = 0
     // The row not ended yet: its pieces and where it starts; where the next chunk starts; and whether the last row
     // ended with the CR that ended its chunk (an LF opening the next chunk then ends no row).
     let pieces: Array<Uint8Array> = []
     let start = 0
     let position = 0
     let afterCr = false
-    /** Reads the row of `pieces`, or gives its problem. */
-    const endRow = (): TranscriptError | undefined => {
+    /** Reads the row of `pieces` (`last`: the one the bytes' end ends, with no line end), or gives its problem. */
+    const endRow = (last: boolean): TranscriptError | undefined => {
       row++
       let bytes = joined(pieces)
       let offset = start
@@ -137,13 +187,26 @@ const readRows = <E>(
         offset += 3
       }
       const text = Result.try(() => rowDecoder.decode(bytes))
-      if (Result.isFailure(text)) return notText(name, "it holds bytes that are not UTF-8 text")
+      if (Result.isFailure(text)) {
+        return last && options.growing === true ? undefined : notText(name, "it holds bytes that are not UTF-8 text")
+      }
       if (text.success.includes("\u0000")) return notText(name, "it holds NUL bytes, as binary files do")
+      if (array !== undefined) {
+        array.push(text.success)
+        return undefined
+      }
       if (text.success.trim() === "") return undefined
-      const parsed = parseLine(text.success, previous)
-      if (Result.isFailure(parsed)) return new TranscriptError({ reason: `${name} line ${row}: ${parsed.failure}` })
-      previous = parsed.success
-      onLine(parsed.success, offset, bytes.length)
+      const read = reader.row(text.success)
+      if (read === "array") {
+        array = [text.success]
+        arrayOffset = offset
+        return undefined
+      }
+      if (Result.isFailure(read)) {
+        if (last && options.growing === true) return undefined
+        return new TranscriptError({ reason: `${name} line ${row}: ${read.failure}` })
+      }
+      for (const line of read.success) onLine(line, offset, bytes.length)
       return undefined
     }
     /** Reads the rows `chunk` ends, or gives the first problem. */
@@ -161,7 +224,7 @@ const readRows = <E>(
       while (lf !== -1 || cr !== -1) {
         const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
         pieces.push(chunk.subarray(from, end))
-        const problem = endRow()
+        const problem = endRow(false)
         if (problem !== undefined) return problem
         from = end + 1
         if (chunk[end] === CR && from === chunk.length) afterCr = true
@@ -177,56 +240,99 @@ const readRows = <E>(
     }
     const failOn = (problem: TranscriptError | undefined) =>
       problem === undefined ? Effect.void : Effect.fail(problem)
+    /** The lines of the JSON array, once its bytes have ended. */
+    const arrayRead = (rows: ReadonlyArray<string>) =>
+      Result.match(TranscriptFormat.readArray(rows.join("\n"), options.format === "chat"), {
+        onFailure: (problem) => Effect.fail(new TranscriptError({ reason: `${name}: ${problem}` })),
+        onSuccess: (lines) =>
+          Effect.succeed({ lines, offset: arrayOffset, length: position - arrayOffset } satisfies Scanned["array"])
+      })
     return bytes.pipe(
       Stream.runForEach((chunk) => failOn(take(chunk))),
-      Effect.andThen(Effect.suspend(() => failOn(endRow())))
+      Effect.andThen(Effect.suspend(() => failOn(endRow(true)))),
+      Effect.andThen(
+        Effect.suspend(() =>
+          Effect.map(array === undefined ? Effect.succeed(undefined) : arrayRead(array), (read) => ({
+            reading: reader.reading(),
+            array: read
+          }))
+        )
+      )
     )
   })
 
 /**
- * Reads and parses a JSONL transcript as its bytes come (a file, standard input), oldest first, as `parse` reads a
- * text: each line is parsed as soon as it ends, so only the lines are held, never the whole text or its bytes. Like
- * `TextFile.read`, the bytes must be UTF-8 text without NUL bytes (a leading byte order mark is dropped); the first
- * bad line fails with its number, and `name` names the source in every message.
+ * Reads and parses a transcript as its bytes come (a file, standard input), oldest first, as `parse` reads a text:
+ * each row is parsed as soon as it ends, so only the lines are held, never the whole text or its bytes (but for chat
+ * messages in one JSON array, which is one text). Like `TextFile.read`, the bytes must be UTF-8 text without NUL
+ * bytes (a leading byte order mark is dropped); the first bad line fails with its number, and `name` names the source
+ * in every message.
  */
 export const readStream = <E>(
   name: string,
-  bytes: Stream.Stream<Uint8Array, E>
+  bytes: Stream.Stream<Uint8Array, E>,
+  options: ReadOptions = {}
 ): Effect.Effect<ReadonlyArray<Lines.Line>, TranscriptError | E> =>
   Effect.suspend(() => {
     const lines: Array<Lines.Line> = []
-    return readRows(name, bytes, (line) => lines.push(line)).pipe(Effect.as(lines))
+    return readRows(name, bytes, options, (line) => lines.push(line)).pipe(
+      Effect.map((scanned) => scanned.array?.lines ?? lines)
+    )
+  })
+
+/** A transcript read as an index of its lines, and the shape it was read in. */
+interface Indexed {
+  readonly index: TranscriptIndex.FileIndex
+  readonly reading: TranscriptFormat.Reading | undefined
+  /** The lines, for chat messages in one JSON array (which are not read a row at a time). */
+  readonly lines: ReadonlyArray<Lines.Line> | undefined
+}
+
+/** Indexes a transcript's rows (see `index`), saying the shape it was read in. */
+const scan = <E>(
+  name: string,
+  bytes: Stream.Stream<Uint8Array, E>,
+  settings: Lines.CutSettings,
+  options: ScanOptions
+): Effect.Effect<Indexed, TranscriptError | E> =>
+  Effect.suspend(() => {
+    const columns = TranscriptIndex.builder()
+    const add = (line: Lines.Line, offset: number, length: number) =>
+      columns.add(line, Text.length(Lines.cut(line, settings)), offset, length)
+    return readRows(name, bytes, options, add).pipe(
+      Effect.map((scanned) => {
+        for (const line of scanned.array?.lines ?? []) add(line, scanned.array!.offset, scanned.array!.length)
+        return { index: columns.done(), reading: scanned.reading, lines: scanned.array?.lines }
+      })
+    )
   })
 
 /**
- * Reads and checks a JSONL transcript as its bytes come, as `readStream` does (the same lines, the same failures),
- * into an index of its lines instead of the lines: each line's seq, whether it is the user's own words, its size cut
- * with `settings` (`Text.length(Lines.cut(line, settings))`), and where its bytes are (`TranscriptIndex`).
+ * Reads and checks a transcript as its bytes come, as `readStream` does (the same lines, the same failures), into an
+ * index of its lines instead of the lines: each line's seq, whether it is the user's own words, its size cut with
+ * `settings` (`Text.length(Lines.cut(line, settings))`), and where the bytes of its row are (`TranscriptIndex`; for
+ * chat messages in one JSON array, the array's).
  */
 export const index = <E>(
   name: string,
   bytes: Stream.Stream<Uint8Array, E>,
-  settings: Lines.CutSettings
+  settings: Lines.CutSettings,
+  options: ReadOptions = {}
 ): Effect.Effect<TranscriptIndex.FileIndex, TranscriptError | E> =>
-  Effect.suspend(() => {
-    const columns = TranscriptIndex.builder()
-    return readRows(name, bytes, (line, offset, length) =>
-      columns.add(line, Text.length(Lines.cut(line, settings)), offset, length)
-    ).pipe(Effect.map(columns.done))
-  })
+  Effect.map(scan(name, bytes, settings, options), (indexed) => indexed.index)
 
 /**
- * Reads and parses a JSONL transcript file as a stream (see `readStream`), oldest first. A file that cannot be read
+ * Reads and parses a transcript file as a stream (see `readStream`), oldest first. A file that cannot be read
  * says why in words: a folder, a file that does not exist, a file that is not text. Those words are `TextFile.read`'s:
  * a file that cannot be streamed is tried once more whole, which names the problem.
  */
-export const read = Effect.fn("FileTranscript.read")(function* (file: string) {
+export const read = Effect.fn("FileTranscript.read")(function* (file: string, options: ReadOptions = {}) {
   const fs = yield* FileSystem.FileSystem
-  return yield* readStream(file, fs.stream(file)).pipe(
+  return yield* readStream(file, fs.stream(file), options).pipe(
     Effect.catchTag("PlatformError", () =>
       TextFile.read(file, "transcript file").pipe(
         Effect.mapError((error) => new TranscriptError({ reason: error.message })),
-        Effect.flatMap((content) => Effect.fromResult(parse(file, content)))
+        Effect.flatMap((content) => Effect.fromResult(parse(file, content, options)))
       )
     )
   )
@@ -366,48 +472,77 @@ const bytesOf = (file: FileSystem.File): Stream.Stream<Uint8Array, PlatformError
     )
   })
 
-/** Whether a file's stat says it is as it was: the same size, changed last at the same time. */
-const unchanged = (seen: FileSystem.File.Info, now: FileSystem.File.Info) =>
-  seen.size === now.size && Option.getOrUndefined(seen.mtime)?.getTime() === Option.getOrUndefined(now.mtime)?.getTime()
+/**
+ * Whether a file's stat says it is as it was: the same size, changed last at the same time; or, for a file being
+ * written (`growing`), no shorter.
+ */
+const unchanged = (seen: FileSystem.File.Info, now: FileSystem.File.Info, growing: boolean) =>
+  growing
+    ? now.size >= seen.size
+    : seen.size === now.size &&
+      Option.getOrUndefined(seen.mtime)?.getTime() === Option.getOrUndefined(now.mtime)?.getTime()
 
-/** The transcript line of `bytes`, if they still are one. */
-const lineOf = (bytes: Uint8Array): Lines.Line | undefined => {
-  const text = Result.try(() => rowDecoder.decode(bytes))
-  if (Result.isFailure(text)) return undefined
-  return Result.getOrUndefined(parseLine(text.success, undefined))
+/** Which of its row's lines line `i` is: how many lines before it share its row. */
+const partOf = (lines: TranscriptIndex.FileIndex, i: number): number => {
+  let first = i
+  while (first > 0 && lines.offsetAt(first - 1) === lines.offsetAt(i)) first--
+  return i - first
 }
 
 /**
- * Opens a JSONL transcript file for a run of reviews, as a `Source` that does not hold its lines: the file is read
- * and checked once, as `read` reads it, into an index of its lines (see `index`, sizes cut with `settings`), and kept
- * open for as long as the scope is; a review's reads then read each line from the file as the review pulls it. A
+ * Opens a transcript file for a run of reviews, as a `Source` that does not hold its lines: the file is read and
+ * checked once, as `read` reads it, into an index of its lines (see `index`, sizes cut with `settings`), and kept open
+ * for as long as the scope is; a review's reads then read each line's row from the file as the review pulls it. A
  * file that changed since it was indexed (its size or its time of change differ, or a line is no longer where the
  * index says) fails the read that finds it, with a `TranscriptError` that says so: the reviews before it are kept,
- * and none moves its cursor past lines it did not read. The file is read through the one handle, so a file replaced
- * under its name meanwhile is still read as it was indexed. What is not a file (a pipe, a device), and a file that
- * cannot be opened or read, is read by `read`, held in memory, and its failures are `read`'s.
+ * and none moves its cursor past lines it did not read. A file being written (`options.growing`) may grow meanwhile:
+ * only what was indexed is read, and only a file now shorter, or a line no longer where it was, fails. The file is
+ * read through the one handle, so a file replaced under its name meanwhile is still read as it was indexed. Chat
+ * messages in one JSON array are held in memory. What is not a file (a pipe, a device), and a file that cannot be
+ * opened or read, is read by `read`, held in memory, and its failures are `read`'s.
  */
-export const open = Effect.fn("FileTranscript.open")(function* (file: string, settings: Lines.CutSettings) {
+export const open = Effect.fn("FileTranscript.open")(function* (
+  file: string,
+  settings: Lines.CutSettings,
+  options: ScanOptions = {}
+) {
   const fs = yield* FileSystem.FileSystem
   const opened = yield* fs.open(file).pipe(
     Effect.flatMap((handle) =>
       Effect.flatMap(handle.stat, (seen) =>
         seen.type === "File"
-          ? Effect.map(index(file, bytesOf(handle), settings), (lines) => ({ handle, seen, lines }))
+          ? Effect.map(scan(file, bytesOf(handle), settings, options), (indexed) => ({ handle, seen, indexed }))
           : Effect.succeed(undefined)
       )
     ),
     Effect.catchTag("PlatformError", () => Effect.succeed(undefined))
   )
-  if (opened === undefined) return ofLines(yield* read(file), settings)
-  const { handle, seen, lines } = opened
+  if (opened === undefined) return ofLines(yield* read(file, options), settings)
+  const { handle, seen, indexed } = opened
+  const { index: lines, reading } = indexed
+  if (indexed.lines !== undefined) return ofLines(indexed.lines, settings)
+  const format: TranscriptFormat.Format = reading === undefined || reading === "chat-array" ? "mneme" : reading
+  const growing = options.growing === true
   const changed = new TranscriptError({
     reason: `${file} changed while it was being reviewed; run the review again to go on from where it stopped`
   })
+  /** The line of the bytes of line `i`'s row, if they still hold it. */
+  const lineIn = (bytes: Uint8Array, i: number): Lines.Line | undefined => {
+    const text = Result.try(() => rowDecoder.decode(bytes))
+    if (Result.isFailure(text)) return undefined
+    const part = partOf(lines, i)
+    const again = TranscriptFormat.rowAgain(format, text.success, lines.seqAt(i) - part, options, (row) =>
+      parseLine(row, undefined)
+    )
+    const line = Result.isSuccess(again) ? again.success[part] : undefined
+    return line?.seq === lines.seqAt(i) ? line : undefined
+  }
   const lineAt = (i: number): Effect.Effect<Lines.Line, TranscriptError> =>
     handle.readAlloc(lines.lengthAt(i), { position: BigInt(lines.offsetAt(i)) }).pipe(
       // Read, then checked: bytes read before a stat that finds the file as it was are the bytes indexed.
-      Effect.flatMap((bytes) => Effect.map(handle.stat, (now) => (unchanged(seen, now) ? bytes : Option.none()))),
+      Effect.flatMap((bytes) =>
+        Effect.map(handle.stat, (now) => (unchanged(seen, now, growing) ? bytes : Option.none()))
+      ),
       Effect.mapError(
         (error) =>
           new TranscriptError({
@@ -416,8 +551,9 @@ export const open = Effect.fn("FileTranscript.open")(function* (file: string, se
           })
       ),
       Effect.flatMap((bytes) => {
-        const line = Option.isSome(bytes) && bytes.value.length === lines.lengthAt(i) ? lineOf(bytes.value) : undefined
-        return line?.seq === lines.seqAt(i) ? Effect.succeed(line) : Effect.fail(changed)
+        const line =
+          Option.isSome(bytes) && bytes.value.length === lines.lengthAt(i) ? lineIn(bytes.value, i) : undefined
+        return line === undefined ? Effect.fail(changed) : Effect.succeed(line)
       })
     )
   return { index: lines, layer: (ports) => portsOver(ports, lines, lineAt) } satisfies Source

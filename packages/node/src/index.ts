@@ -1,6 +1,7 @@
 /**
  * @mneme/node — mneme on Node: a transcript file as the host ports, a replay model, an OpenAI-compatible model
- * provider, the MCP server's registrations and conversation logs, and the `mneme` CLI.
+ * provider, the MCP server's registrations and conversation logs, the `mneme` CLI, and `createMemory` for hosts that
+ * are not written with Effect.
  */
 export * as ConversationLog from "./ConversationLog.ts"
 export * as FileTranscript from "./FileTranscript.ts"
@@ -8,4 +9,7 @@ export * as MemoryMcp from "./MemoryMcp.ts"
 export * as NodePlatform from "./NodePlatform.ts"
 export * as OpenAiCompat from "./OpenAiCompat.ts"
 export * as ReplayModel from "./ReplayModel.ts"
+export * as TranscriptFormat from "./TranscriptFormat.ts"
 export * as Cli from "./Cli.ts"
+export * as PromiseMemory from "./PromiseMemory.ts"
+export { createMemory, type Memory, MemoryError } from "./PromiseMemory.ts"

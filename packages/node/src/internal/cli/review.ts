@@ -12,6 +12,7 @@ import * as FileTranscript from "../../FileTranscript.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
 import * as TranscriptIndex from "../transcriptIndex.ts"
+import { formatFlag, readOptions } from "./formatFlag.ts"
 import { chooseModel } from "./model.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 import {
@@ -424,7 +425,8 @@ export const review = Command.make(
   {
     transcript: textArgument("transcript").pipe(
       Argument.withDescription(
-        "A JSONL transcript: one {seq, who, text} object a line; - reads it from standard input (with --conversation)"
+        "A transcript: JSONL of {seq, who, text}, chat messages, a Claude Code session or Name: text lines (see " +
+          "--format); - reads it from standard input (with --conversation)"
       )
     ),
     model: textFlag("model").pipe(
@@ -453,6 +455,7 @@ export const review = Command.make(
       "Print the system and request text of each model call to stderr, secrets masked"
     ),
     dryRun: switchFlag("dry-run", "Show the changes without writing them"),
+    format: formatFlag,
     members: textFlag("members").pipe(
       Flag.withDescription(
         "A group conversation's member agents, separated by commas (ada,bob): each is reviewed on its own side of " +
@@ -483,9 +486,13 @@ export const review = Command.make(
     // The settings cut each line as the file is read, for the estimate of the calls.
     const given = yield* limits
     const settings = { ...(yield* MemoryConfig.MemoryConfig), ...given }
+    const shape = readOptions(input.format, global.agent)
     const transcript = fromStdin
-      ? FileTranscript.ofLines(yield* FileTranscript.readStream("standard input", (yield* Stdio.Stdio).stdin), settings)
-      : yield* FileTranscript.open(input.transcript, settings)
+      ? FileTranscript.ofLines(
+          yield* FileTranscript.readStream("standard input", (yield* Stdio.Stdio).stdin, shape),
+          settings
+        )
+      : yield* FileTranscript.open(input.transcript, settings, shape)
     const lines = transcript.index
     const sha256 = yield* Effect.provide(
       Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
@@ -642,7 +649,7 @@ export const review = Command.make(
   }, Effect.scoped)
 ).pipe(
   Command.withDescription(
-    "Review a JSONL transcript into memory, pass by pass until its last line, and print the net effect. " +
+    "Review a transcript into memory, pass by pass until its last line, and print the net effect. " +
       "A transcript never reviewed is read from its first line; later runs go on from where the last one stopped. " +
       "A review that would make more model calls than --max-calls stops before the first."
   )
