@@ -7,7 +7,7 @@ import { type MemoryRoot, MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, switchFlag, UsageError, withMemory } from "./common.ts"
+import { mneme, output, print, printJson, switchFlag, UsageError, withMemoryToRead } from "./common.ts"
 
 /** Whether two journal lines are the same change to the same line (a line read through a scope may be renamed). */
 const sameLine = (a: MemoryRoot.JournalLine, b: MemoryRoot.JournalLine) =>
@@ -88,7 +88,7 @@ export const journal = Command.make(
       if (line.after !== undefined) rows.push(p.green(`    + ${line.after}`))
     }
     yield* print(rows)
-  }, withMemory)
+  }, withMemoryToRead)
 ).pipe(
   Command.withDescription(
     "Show the latest changes, oldest first, to the agent's own memory (--agent) and the team's; " +
