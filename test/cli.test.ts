@@ -228,6 +228,7 @@ describe("mneme review against an OpenAI-compatible server", () => {
 describe("mneme output", () => {
   it("uses colour only on a terminal or when forced, and never with NO_COLOR", () => {
     const { memory } = scratch()
+    mkdirSync(memory)
     const piped = mneme(["show", "--memory", memory], { NO_COLOR: "", FORCE_COLOR: "" })
     assert.strictEqual(piped.code, 0, piped.stderr)
     assert.notInclude(piped.stdout, "\u001b[")
