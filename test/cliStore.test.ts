@@ -439,6 +439,28 @@ describe("mneme journal --agent (issue 9)", () => {
   })
 })
 
+describe("mneme journal --verbose warns of a damaged line once a run (issue 22 item 19)", () => {
+  it("whether it reads the agent's and the team's changes, the team's only, or every agent's", () => {
+    const { memory, run } = folder()
+    ok(run("remember", "Ada likes maps"))
+    ok(run("remember", "The team ships on Fridays", "--team"))
+    const journal = join(memory, "journal.jsonl")
+    const [first, ...rest] = readFileSync(journal, "utf8").split("\n")
+    writeFileSync(journal, [first, "this line is not a change", ...rest].join("\n"))
+    const warning = "mneme: journal.jsonl has 1 damaged line(s), skipped (line 2)"
+    for (const flags of [[], ["--team"], ["--all"]]) {
+      const result = run("journal", "--verbose", ...flags)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr.split(warning).length - 1, 1, `${flags.join(" ")}: ${result.stderr}`)
+      assert.include(result.stdout, "team/MEMORY.md")
+    }
+    // The records on either side of the damaged line are both shown.
+    const shown = ok(run("journal"))
+    assert.include(shown, "Ada likes maps")
+    assert.include(shown, "The team ships on Fridays")
+  })
+})
+
 describe("a read of a memory folder that does not exist says so (issue 22 item 17)", () => {
   /** Every command that only reads memory. */
   const reads = [["show"], ["recall", "tea"], ["recall", "--topic", "tea"], ["journal"], ["agents"], ["export", "out"]]

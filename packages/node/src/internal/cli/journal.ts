@@ -4,7 +4,7 @@
  */
 import { Scope } from "@mneme/core"
 import { type MemoryRoot, MemoryStore } from "@mneme/review"
-import { Effect } from "effect"
+import { Effect, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
 import { mneme, output, print, printJson, switchFlag, UsageError, withMemoryToRead } from "./common.ts"
@@ -42,6 +42,13 @@ const inOrder = (
   return lines
 }
 
+/**
+ * `effect` with its log lines left out: a read of the journal again, in the same run, whose warnings (a damaged or a
+ * torn line) the first read has given already.
+ */
+const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, References.MinimumLogLevel, "None")
+
 /** What `journal` was asked for: how many changes, and of which memory. */
 interface JournalInput {
   readonly limit: number
@@ -59,8 +66,8 @@ const showJournal = Effect.fnUntraced(function* (input: JournalInput) {
     : input.team
       ? yield* store.journal({ limit: input.limit, scope: Scope.team })
       : inOrder(yield* store.journal(), [
-          yield* store.journal({ scope: Scope.own(global.agent) }),
-          yield* store.journal({ scope: Scope.team })
+          yield* quietly(store.journal({ scope: Scope.own(global.agent) })),
+          yield* quietly(store.journal({ scope: Scope.team }))
         ]).slice(-input.limit)
   if (out.json) return yield* printJson({ journal: lines })
   const p = out.paint
