@@ -56,9 +56,10 @@ const linked = (name: string) =>
 export const load = Effect.fnUntraced(function* (root: string, conversationId: string, answers: string) {
   const platform = yield* Platform.Platform
   const { name, absolute, dir } = yield* recordOf(root, conversationId)
-  const folderKind = yield* kindOf(dir, folder)
+  // A folder that cannot be looked at keeps no position: what is wrong with the root, its review says in its words.
+  const folderKind = yield* kindOf(dir, folder).pipe(Effect.orElseSucceed(() => undefined))
   if (folderKind === "SymbolicLink") return yield* linked(folder)
-  if (folderKind === undefined) return 0
+  if (folderKind !== "Directory") return 0
   const bytes = yield* platform
     .readFile(absolute)
     .pipe(
