@@ -45,7 +45,21 @@ describe("mneme review, the example with recorded answers", () => {
     assert.include(run.stdout, "MEMORY.md: own 438 / 4,000, team 0 / 4,000")
 
     const written = files(memory)
-    assert.deepStrictEqual(Object.keys(written).sort(), ["agents/default/MEMORY.md", "journal.jsonl", "reviewed.json"])
+    // Beside the memory, where the next run of this conversation goes on in the recorded answers (issue 22 item 20).
+    const position = Object.keys(written).find((file) => file.startsWith("replay/"))!
+    assert.match(position, /^replay\/[0-9a-f]{16}\.json$/)
+    assert.deepStrictEqual(Object.keys(written).sort(), [
+      "agents/default/MEMORY.md",
+      "journal.jsonl",
+      position,
+      "reviewed.json"
+    ])
+    assert.deepStrictEqual(JSON.parse(written[position]!), {
+      version: 1,
+      conversation: Object.keys(JSON.parse(written["reviewed.json"]!).cursors)[0]!.slice("chat:".length),
+      answers,
+      next: 2
+    })
     const entries = ownMemory(memory)
       .split("\n")
       .filter((line) => line.startsWith("- "))
@@ -228,6 +242,7 @@ describe("mneme review against an OpenAI-compatible server", () => {
 describe("mneme output", () => {
   it("uses colour only on a terminal or when forced, and never with NO_COLOR", () => {
     const { memory } = scratch()
+    mkdirSync(memory)
     const piped = mneme(["show", "--memory", memory], { NO_COLOR: "", FORCE_COLOR: "" })
     assert.strictEqual(piped.code, 0, piped.stderr)
     assert.notInclude(piped.stdout, "\u001b[")

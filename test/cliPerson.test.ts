@@ -221,6 +221,28 @@ describe("failures in the user's terms, never the platform's names", () => {
     )
     assertWorded(mnemeIn(dir, ["journal", "--memory", "odd"]), 1, "journal.jsonl: could not read it: it is a folder")
   })
+
+  it("a memory folder that cannot be made, as a file is in its way, is named beside that file (issue 22 item 18)", () => {
+    const dir = workingFolder()
+    writeFileSync(join(dir, "afile"), "x\n")
+    const root = `the memory root ${dir}/afile/sub cannot be used`
+    const blocked = `its folder cannot be made: ${dir}/afile is not a folder`
+    assertWorded(mnemeIn(dir, ["remember", "Dana drinks tea", "--memory", "afile/sub"]), 1, `${root}: ${blocked}`)
+    // A review reads the root's state first, and says the same of the root from there.
+    assertWorded(
+      mnemeIn(dir, ["review", "chats/tea.jsonl", "--model", "replay:answers.jsonl", "--memory", "afile/sub"]),
+      1,
+      `${root}: a part of the path is a file, not a folder`
+    )
+    assertJsonFailure(
+      mnemeIn(dir, ["remember", "Dana drinks tea", "--memory", "afile/sub", "--json"]),
+      1,
+      "StorageError",
+      `${root}: ${blocked}`
+    )
+    assert.strictEqual(readFileSync(join(dir, "afile"), "utf8"), "x\n")
+    assert.deepStrictEqual(readdirSync(dir).sort(), ["afile", "answers.jsonl", "chats"])
+  })
 })
 
 describe("failures the commands do not word themselves, as report words them", () => {

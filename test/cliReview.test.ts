@@ -484,6 +484,77 @@ describe("messages name what the person did: --model, not MNEME_BASE_URL", () =>
   })
 })
 
+describe("recorded answers go on from where the conversation's last run stopped (issue 22 item 20)", () => {
+  const line = (seq: number, who: string, text: string) => JSON.stringify({ seq, who, text }) + "\n"
+
+  it("a transcript reviewed in several runs gets the next answer each time; a dry run takes none for good", () => {
+    const { dir, memory } = scratch()
+    const chat = join(dir, "chat.jsonl")
+    writeFileSync(chat, line(1, "user", "I drink oolong tea every afternoon.") + line(2, "agent", "Noted."))
+    const model = answersFile(
+      dir,
+      "answers.jsonl",
+      [{ op: "add", text: "The user drinks oolong tea every afternoon" }],
+      [{ op: "add", text: "The user cycles to work" }],
+      [{ op: "add", text: "The user lives in Lyon" }]
+    )
+    const run = (...more: ReadonlyArray<string>) =>
+      mnemeIn(dir, ["review", "chat.jsonl", "--model", model, "--memory", "memory", ...more])
+    const first = run()
+    assert.strictEqual(first.code, 0, first.stderr)
+    assert.include(first.stdout, "+  own  The user drinks oolong tea every afternoon")
+
+    writeFileSync(chat, readFileSync(chat, "utf8") + line(3, "user", "I cycle to work."))
+    const dry = run("--dry-run")
+    assert.strictEqual(dry.code, 0, dry.stderr)
+    assert.include(dry.stdout, "+  own  The user cycles to work")
+    const second = run()
+    assert.strictEqual(second.code, 0, second.stderr)
+    assert.include(second.stdout, "+  own  The user cycles to work")
+
+    writeFileSync(chat, readFileSync(chat, "utf8") + line(4, "user", "I moved to Lyon."))
+    const third = run("--json")
+    assert.strictEqual(third.code, 0, third.stderr)
+    assert.deepStrictEqual(
+      (JSON.parse(third.stdout) as { added: Array<{ text: string }> }).added.map((entry) => entry.text),
+      ["The user lives in Lyon"]
+    )
+    const entries = ownMemory(memory)
+      .split("\n")
+      .filter((entry) => entry.startsWith("- "))
+      .map((entry) => entry.replace(/ \[.*$/, ""))
+    assert.deepStrictEqual(entries, [
+      "- The user drinks oolong tea every afternoon",
+      "- The user cycles to work",
+      "- The user lives in Lyon"
+    ])
+  })
+
+  it("an answer recorded as an error is used up; a new memory folder, or another file, starts from the first", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "chat.jsonl"), line(1, "user", "I drink oolong tea every afternoon."))
+    const answers = join(dir, "answers.jsonl")
+    writeFileSync(
+      answers,
+      JSON.stringify({ error: "the server is down" }) +
+        "\n" +
+        JSON.stringify({ answer: JSON.stringify({ changes: [{ op: "add", text: "The user drinks oolong tea" }] }) }) +
+        "\n"
+    )
+    const run = (memory: string, file: string) =>
+      mnemeIn(dir, ["review", "chat.jsonl", "--model", `replay:${file}`, "--memory", memory])
+    assertFailure(run("memory", "answers.jsonl"), 1, "the server is down")
+    const next = run("memory", "answers.jsonl")
+    assert.strictEqual(next.code, 0, next.stderr)
+    assert.include(next.stdout, "+  own  The user drinks oolong tea")
+    // Another memory folder has its own position: it starts from the file's first answer.
+    assertFailure(run("other", "answers.jsonl"), 1, "the server is down")
+    // And so does another file of recorded answers for the same conversation and memory.
+    writeFileSync(join(dir, "more.jsonl"), readFileSync(answers, "utf8"))
+    assertFailure(run("other", "more.jsonl"), 1, "the server is down")
+  })
+})
+
 describe("mneme review --members: a group conversation", () => {
   const groupChat = [
     { seq: 1, who: "user", name: "Alice", text: "Ada, book the train; Bob, find me a hotel." },

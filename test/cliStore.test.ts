@@ -6,7 +6,7 @@
  * aligned by display width.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assertFailure, files, mnemeIn, ownMemory, type Run, scratch } from "./cliKit.ts"
 
@@ -218,11 +218,12 @@ describe("mneme agents (issue 9)", () => {
     ])
   })
 
-  it("a memory folder with no agents, or none at all, says so (exit 0) and creates nothing", () => {
+  it("a memory folder with no agents says so (exit 0) and creates nothing", () => {
     const { dir, memory, run } = folder()
+    mkdirSync(memory)
     assert.strictEqual(ok(run("agents")), "no agents in ./memory\n")
     assert.deepStrictEqual(JSON.parse(ok(run("agents", "--json"))).agents, [])
-    assert.isFalse(existsSync(memory))
+    assert.deepStrictEqual(readdirSync(memory), [])
     ok(run("remember", "The team ships on Fridays", "--team"))
     assert.strictEqual(ok(run("agents", "--memory", join(dir, "memory"))), `no agents in ${join(dir, "memory")}\n`)
   })
@@ -307,14 +308,15 @@ describe("mneme recall (issue 9)", () => {
     )
   })
 
-  it("--topic on a memory folder that does not exist says there are no topics, and creates nothing", () => {
+  it("--topic on a memory folder with no memory yet says there are no topics, and creates nothing", () => {
     const { memory, run } = folder()
+    mkdirSync(memory)
     assertFailure(
       run("recall", "--topic", "tea"),
       1,
       'there is no topic "tea" in agents/default or team; there are no topics yet'
     )
-    assert.isFalse(existsSync(memory))
+    assert.deepStrictEqual(readdirSync(memory), [])
   })
 })
 
@@ -426,13 +428,72 @@ describe("mneme journal --agent (issue 9)", () => {
   })
 
   it("an agent with no changes of its own still sees the team's; nothing at all says so", () => {
-    const { run } = folder()
+    const { memory, run } = folder()
+    mkdirSync(memory)
     assert.strictEqual(
       ok(run("journal", "--agent", "nobody")),
       'the journal holds no change to the own memory of agent "nobody" or to team memory\n'
     )
     ok(run("remember", "The team ships on Fridays", "--team"))
     assert.deepStrictEqual(heads(ok(run("journal", "--agent", "nobody"))), ["add      team/MEMORY.md"])
+  })
+})
+
+describe("mneme journal --verbose warns of a damaged line once a run (issue 22 item 19)", () => {
+  it("whether it reads the agent's and the team's changes, the team's only, or every agent's", () => {
+    const { memory, run } = folder()
+    ok(run("remember", "Ada likes maps"))
+    ok(run("remember", "The team ships on Fridays", "--team"))
+    const journal = join(memory, "journal.jsonl")
+    const [first, ...rest] = readFileSync(journal, "utf8").split("\n")
+    writeFileSync(journal, [first, "this line is not a change", ...rest].join("\n"))
+    const warning = "mneme: journal.jsonl has 1 damaged line(s), skipped (line 2)"
+    for (const flags of [[], ["--team"], ["--all"]]) {
+      const result = run("journal", "--verbose", ...flags)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr.split(warning).length - 1, 1, `${flags.join(" ")}: ${result.stderr}`)
+      assert.include(result.stdout, "team/MEMORY.md")
+    }
+    // The records on either side of the damaged line are both shown.
+    const shown = ok(run("journal"))
+    assert.include(shown, "Ada likes maps")
+    assert.include(shown, "The team ships on Fridays")
+  })
+})
+
+describe("a read of a memory folder that does not exist says so (issue 22 item 17)", () => {
+  /** Every command that only reads memory. */
+  const reads = [["show"], ["recall", "tea"], ["recall", "--topic", "tea"], ["journal"], ["agents"], ["export", "out"]]
+
+  it("names the folder and fails (exit 1), as one JSON error with --json, and creates nothing", () => {
+    const { dir, run } = folder()
+    const missing = join(dir, "does-not-exist")
+    const message = `there is no memory folder at ./does-not-exist (${missing}): check --memory`
+    for (const command of reads) {
+      const human = run(...command, "--memory", "./does-not-exist")
+      assertFailure(human, 1, message)
+      assert.strictEqual(human.stdout, "", command.join(" "))
+      const json = run(...command, "--memory", "./does-not-exist", "--json")
+      assert.strictEqual(json.code, 1, command.join(" "))
+      const document = JSON.parse(json.stdout) as { ok: boolean; error: { tag: string; message: string } }
+      assert.deepStrictEqual([document.ok, document.error.tag], [false, "NoMemoryFolder"], command.join(" "))
+      assert.include(document.error.message, message)
+      assert.strictEqual(json.stderr, `mneme: ${document.error.message}\n`)
+    }
+    // The default ./memory too; nothing was made, not even the export's folder.
+    assertFailure(run("show"), 1, `there is no memory folder at ./memory (${join(dir, "memory")})`)
+    assert.deepStrictEqual(readdirSync(dir), [])
+  })
+
+  it("a typo of a memory folder that exists is not shown as empty memory; a write still makes a new folder", () => {
+    const { dir, memory, run } = folder()
+    ok(run("remember", "The user likes green tea"))
+    assertFailure(run("show", "--memory", "./memroy"), 1, "there is no memory folder at ./memroy")
+    assert.include(ok(run("show", "--memory", "./memory")), "The user likes green tea")
+    // remember is a write: it makes the folder it is given.
+    ok(run("remember", "The user likes maps", "--memory", "./other"))
+    assert.include(ownMemory(join(dir, "other")), "The user likes maps")
+    assert.include(ownMemory(memory), "The user likes green tea")
   })
 })
 

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ModelError } from "@mneme/core"
 import { MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as Kit from "./reviewKit.ts"
 
@@ -350,6 +350,67 @@ describe("no member left behind: beforeDrop", () => {
       assert.deepStrictEqual(check, { past: [ada.id], behind: [bob.id] })
       assert.strictEqual(yield* cursorOf(bobKey), 4)
       assert.strictEqual((yield* Kit.logged(ReviewOutcome.warnings.dropped)).length, 1)
+    }).pipe(Effect.provide(Kit.layer({ otherwise: Kit.answer() })))
+  )
+
+  /** A model answer that says it was asked, then does not come within ten minutes. */
+  const hanging = (asked: Deferred.Deferred<void>) =>
+    Deferred.succeed(asked, undefined).pipe(Effect.andThen(Effect.sleep("10 minutes")), Effect.as(Kit.answer()))
+
+  it.effect("a member already past the lines is never behind, whoever is caught up before it", () =>
+    Effect.gen(function* () {
+      yield* laggard
+      const host = yield* Testing.TranscriptMemory
+      yield* host.setMembers(group, [bob.id, ada.id])
+      const lastAda = yield* Effect.flatMap(MemoryReview.MemoryReview, (review) => review.lastReview(ada.id))
+      const asked = yield* Deferred.make<void>()
+      yield* Testing.ScriptedModel.use((model) => model.push(hanging(asked)))
+      const review = yield* MemoryReview.MemoryReview
+      const fiber = yield* Effect.forkChild(review.beforeDrop(group, 5, { timeout: "30 seconds" }))
+      yield* Deferred.await(asked)
+      yield* TestClock.adjust("31 seconds")
+      const check = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(check, { past: [ada.id], behind: [bob.id] })
+      // Nothing is recorded against Ada: no lost lines, her last review as it was, the warning names Bob alone.
+      assert.deepStrictEqual(yield* Effect.flatMap(ReviewState.ReviewState, (state) => state.dropped(adaKey)), [])
+      assert.deepStrictEqual(yield* review.lastReview(ada.id), lastAda)
+      assert.strictEqual(lastAda?.ok, true)
+      const warnings = yield* Kit.logged(ReviewOutcome.warnings.dropped)
+      assert.strictEqual(warnings.length, 1)
+      assert.deepStrictEqual(warnings[0]!.annotations["members"], [bob.id])
+      assert.strictEqual(yield* cursorOf(adaKey), 5)
+    }).pipe(Effect.provide(Kit.layer({ otherwise: Kit.answer() })))
+  )
+
+  it.effect("one slow member uses only its share of the time: the next one behind is still caught up", () =>
+    Effect.gen(function* () {
+      const host = yield* Testing.TranscriptMemory
+      yield* setUp()
+      yield* host.addAgent({ id: "cy", name: "Cy" })
+      yield* host.setMembers(group, [bob.id, "cy", ada.id])
+      yield* someLines
+      yield* Kit.turn(group)
+      // Line 5 comes; only Ada has read it when the host wants to drop it.
+      yield* append({ seq: 5, who: "user", name: "Alice", text: "I prefer aisle seats on trains." })
+      const review = yield* MemoryReview.MemoryReview
+      yield* review.reviewNow(group, ada.id)
+      const cyKey = ReviewOutcome.memberKey(group, "cy")
+      assert.deepStrictEqual([yield* cursorOf(bobKey), yield* cursorOf(cyKey), yield* cursorOf(adaKey)], [4, 4, 5])
+      // Bob's model hangs; Cy's answers at once.
+      const asked = yield* Deferred.make<void>()
+      yield* Testing.ScriptedModel.use((model) =>
+        model.push(hanging(asked), Kit.answer({ op: "add", text: "Alice prefers aisle seats on trains" }))
+      )
+      const fiber = yield* Effect.forkChild(review.beforeDrop(group, 5, { timeout: "30 seconds" }))
+      yield* Deferred.await(asked)
+      // Half the time, Bob's share of the two members behind, and a little more: Bob is given up, Cy is caught up.
+      yield* TestClock.adjust("16 seconds")
+      const check = yield* Fiber.join(fiber).pipe(Effect.timeoutOption("5 seconds"), TestClock.withLive)
+      assert.deepStrictEqual(Option.getOrUndefined(check), { past: ["cy", ada.id], behind: [bob.id] })
+      assert.strictEqual(yield* cursorOf(cyKey), 5)
+      assert.include(yield* Kit.file("agents/cy/MEMORY.md"), "- Alice prefers aisle seats on trains")
+      assert.strictEqual(yield* cursorOf(bobKey), 4)
+      assert.deepStrictEqual(yield* Effect.flatMap(ReviewState.ReviewState, (state) => state.dropped(cyKey)), [])
     }).pipe(Effect.provide(Kit.layer({ otherwise: Kit.answer() })))
   )
 })

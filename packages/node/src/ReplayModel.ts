@@ -1,7 +1,9 @@
 /**
  * A review model that answers from recorded answers instead of a server: a JSONL file with one `{"answer": "…"}` or
  * `{"error": "…"}` a line, used in order, one per model call. It lets the CLI run offline and the same way every
- * time (`mneme review --model replay:FILE`).
+ * time (`mneme review --model replay:FILE`). A replay can start further on, at a position its caller keeps (`mneme
+ * review` keeps each conversation's beside its memory), so a transcript reviewed in several runs goes on from the
+ * answer where its last run stopped.
  */
 import { ModelError } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
@@ -28,9 +30,20 @@ export const parse = (file: string, content: string): Result.Result<ReadonlyArra
       })
   )
 
-/** A `ReviewModel` that gives the recorded answers of `file` in order, and fails once they run out. */
+/** A `ReviewModel` that gives the recorded answers of `file` in order, from the first, and fails once they run out. */
 export const layer = (
   file: string
+): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem | Path.Path> =>
+  Layer.unwrap(Effect.map(Ref.make(0), (position) => layerAt(file, position)))
+
+/**
+ * A `ReviewModel` that gives the recorded answers of `file` in order from `position` (the index of the next answer,
+ * 0 for the first, read at each call), moving it past each answer it gives; a call past the last answer fails and
+ * leaves it there.
+ */
+export const layerAt = (
+  file: string,
+  position: Ref.Ref<number>
 ): Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(
     ReviewModel.ReviewModel,
@@ -41,11 +54,10 @@ export const layer = (
         )
       )
       const recorded = yield* Effect.fromResult(parse(file, content))
-      const calls = yield* Ref.make(0)
       return ReviewModel.ReviewModel.of({
         generate: () =>
           Effect.flatMap(
-            Ref.getAndUpdate(calls, (n) => n + 1),
+            Ref.getAndUpdate(position, (n) => (n < recorded.length ? n + 1 : n)),
             (call) => {
               const next = recorded[call]
               if (next === undefined) {

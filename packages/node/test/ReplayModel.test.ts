@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
 import { ReviewModel } from "@mneme/review"
-import { Effect, FileSystem, Path, Result } from "effect"
+import { Effect, FileSystem, Path, Ref, Result } from "effect"
 import * as ReplayModel from "../src/ReplayModel.ts"
 
 const ask = { system: "s", request: "r" }
@@ -31,6 +31,28 @@ describe("ReplayModel", () => {
       const out = yield* Effect.flip(model.generate(ask))
       assert.strictEqual(out._tag, "ModelError")
       assert.strictEqual(out.message, `the model failed: ${file} has no recorded answer left for call 4 (it holds 3)`)
+    }).pipe(Effect.provide(NodeServices.layer))
+  )
+
+  it.live("starts at the position given, moves it past each answer, and leaves it where the answers run out", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const file = path.join(yield* fs.makeTempDirectoryScoped(), "answers.jsonl")
+      yield* fs.writeFileString(file, '{"answer":"first"}\n{"error":"the server is down"}\n{"answer":"third"}\n')
+      const position = yield* Ref.make(1)
+      const model = yield* ReviewModel.ReviewModel.pipe(Effect.provide(ReplayModel.layerAt(file, position)))
+      const down = yield* Effect.flip(model.generate(ask))
+      assert.strictEqual(down.message, "the model failed: the server is down")
+      assert.strictEqual(yield* Ref.get(position), 2)
+      assert.deepStrictEqual(yield* model.generate(ask), { text: "third" })
+      assert.strictEqual(yield* Ref.get(position), 3)
+      const out = yield* Effect.flip(model.generate(ask))
+      assert.strictEqual(out.message, `the model failed: ${file} has no recorded answer left for call 4 (it holds 3)`)
+      assert.strictEqual(yield* Ref.get(position), 3)
+      // The position is read at each call: a caller that keeps it elsewhere may set it before the first.
+      yield* Ref.set(position, 0)
+      assert.deepStrictEqual(yield* model.generate(ask), { text: "first" })
     }).pipe(Effect.provide(NodeServices.layer))
   )
 

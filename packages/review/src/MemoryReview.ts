@@ -14,8 +14,8 @@ import {
   Effect,
   FiberMap,
   Layer,
+  Option,
   Queue,
-  Ref,
   Semaphore,
   Stream,
   SubscriptionRef
@@ -58,7 +58,10 @@ export interface DropCheck {
   readonly behind: ReadonlyArray<string>
 }
 
-/** How long `beforeDrop` catches members up before it gives up on the ones still behind (default 2 minutes). */
+/**
+ * How long `beforeDrop` catches members up before it gives up on the ones still behind (default 2 minutes), shared out
+ * in turn: each member behind gets the time left divided by the members still to go.
+ */
 export interface DropOptions {
   readonly timeout?: Duration.Input | undefined
 }
@@ -85,8 +88,9 @@ export class MemoryReview extends Context.Service<
     /**
      * A host about to drop the lines of a conversation up to `uptoSeq` (a bounded log) asks first: every member (the
      * owning agent, in a chat) whose cursor is behind is reviewed now, forced past the failure policy, as long as each
-     * review moves its cursor and within `timeout`. Those still behind are recorded as having lost the lines (in the
-     * review state, per member, and as their last review) with one warning, so the loss is never silent.
+     * review moves its cursor, one member at a time, each within an equal share of what is left of `timeout`. Those
+     * whose cursor is still before `uptoSeq` are recorded as having lost the lines (in the review state, per member,
+     * and as their last review) with one warning, so the loss is never silent; a member past them is never touched.
      */
     readonly beforeDrop: (
       conversationId: string,
@@ -262,19 +266,26 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
 
   const beforeDrop = Effect.fnUntraced(function* (conversationId: string, upto: number, options: DropOptions = {}) {
     const targets = yield* targetsOf(conversationId)
-    const past = yield* Ref.make<ReadonlySet<ReviewOutcome.Target>>(new Set())
-    yield* Effect.forEach(
-      targets,
-      (target) =>
-        catchUp(target, upto).pipe(
-          Effect.flatMap((ok) => (ok ? Ref.update(past, (set) => new Set(set).add(target)) : Effect.void))
-        ),
-      { discard: true }
-    ).pipe(Effect.timeoutOption(options.timeout ?? dropTimeout))
-    const done = yield* Ref.get(past)
+    const isPast = (target: ReviewOutcome.Target) =>
+      Effect.map(state.cursor(ReviewOutcome.targetKey(target)), (cursor) => cursor !== undefined && cursor >= upto)
+    const deadline =
+      (yield* Clock.currentTimeMillis) + Duration.toMillis(Duration.fromInputUnsafe(options.timeout ?? dropTimeout))
+    // Reviews run one at a time, so the members behind are caught up in turn, each within an equal share of the time
+    // still left: a member that needs less leaves the rest to those after it, and one slow member cannot take it all.
+    const toCatchUp = yield* Effect.filter(targets, (target) => Effect.map(isPast(target), (past) => !past))
+    const caughtUp = new Set<ReviewOutcome.Target>()
+    for (const [index, target] of toCatchUp.entries()) {
+      const now = yield* Clock.currentTimeMillis
+      const share = Duration.millis(Math.max(0, deadline - now) / (toCatchUp.length - index))
+      const ok = yield* catchUp(target, upto).pipe(Effect.timeoutOption(share))
+      if (Option.getOrElse(ok, () => false)) caughtUp.add(target)
+    }
+    // Behind is only a member whose cursor is still before the lines as they go.
+    const behind = yield* Effect.filter(toCatchUp, (target) =>
+      caughtUp.has(target) ? Effect.succeed(false) : Effect.map(isPast(target), (past) => !past)
+    )
     const agentOf = (target: ReviewOutcome.Target) =>
       target.member === undefined ? transcript.agentOf(conversationId) : Effect.succeed(target.member)
-    const behind = targets.filter((target) => !done.has(target))
     const at = yield* Clock.currentTimeMillis
     const lost = yield* Effect.forEach(behind, (target) =>
       Effect.gen(function* () {
@@ -297,7 +308,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       )
     }
     const pastIds = yield* Effect.forEach(
-      targets.filter((target) => done.has(target)),
+      targets.filter((target) => !behind.includes(target)),
       agentOf
     )
     return { past: pastIds, behind: lost } satisfies DropCheck

@@ -6,8 +6,10 @@
  * never a failed turn.
  *
  * The host says whose turn it is: the tools act for the agent of the `CurrentTurn` the host provides around a turn
- * (`withTurn(agentId)`), and a turn's tools make at most `toolWritesPerTurn` writes. A turn is one handle: what runs
- * under one `withTurn` (or one `startTurn` given to `call`) shares its count of writes. A turn given the session whose
+ * (`withTurn(agentId)`), and a turn's tools make at most `toolWritesPerTurn` changes to memory: a write that changes
+ * nothing (refused, or an entry memory already holds) is not counted. A turn is one handle: what runs under one
+ * `withTurn` (or one `startTurn` given to `call`) shares its count, and its writes run one at a time so the count is
+ * exact. A turn given the session whose
  * frozen memory section the agent's prompt shows (`MemoryPrompt.session`) has every result say what has changed in
  * either MEMORY.md since that section was frozen (`meanwhile`), so the agent knows where its prompt is out of date.
  */
@@ -26,7 +28,7 @@ import {
   Text,
   type TooManyTopics
 } from "@mneme/core"
-import { Context, Effect, Option, Ref, Schema, Stream } from "effect"
+import { Context, Effect, Option, Ref, Schema, Semaphore, Stream } from "effect"
 // By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
 import type * as AiError from "effect/ai/AiError"
 import * as Tool from "effect/ai/Tool"
@@ -45,8 +47,10 @@ export interface Turn {
   readonly agentId: string
   /** What entries added in this turn cite as their source (a conversation's anchor), if the host gives it. */
   readonly source: string | undefined
-  /** How many writes (`remember`, `forget`) this turn's tools have made. */
+  /** How many changes to memory this turn's writes (`remember`, `forget`) have made. */
   readonly writes: Ref.Ref<number>
+  /** One write of the turn at a time, so that its count of changes is exact when the next one asks. */
+  readonly writing: Semaphore.Semaphore
   /** The session whose memory section the agent's prompt shows, if the host gives it. */
   readonly session: Session | undefined
 }
@@ -62,9 +66,15 @@ export interface TurnOptions {
   readonly session?: Session | undefined
 }
 
-/** A new turn of `agentId`, with no writes yet. */
+/** A new turn of `agentId`, with no changes made yet. */
 export const startTurn = (agentId: string, options: TurnOptions = {}): Effect.Effect<Turn> =>
-  Effect.map(Ref.make(0), (writes) => ({ agentId, source: options.source, writes, session: options.session }))
+  Effect.map(Effect.all([Ref.make(0), Semaphore.make(1)]), ([writes, writing]) => ({
+    agentId,
+    source: options.source,
+    writes,
+    writing,
+    session: options.session
+  }))
 
 /** Runs `effect` as one turn of `agentId`: the memory tools it calls act for that agent and share one count of writes. */
 export const withTurn =
@@ -199,6 +209,12 @@ export type Handlers = Tool.HandlersFor<Toolkit.Tools<typeof MemoryTools>>
 
 /** Every error a tool's work can meet. */
 type ToolFailure = MemoryFull | NoMatch | Denied | BadTopic | NoSuchTopic | TooManyTopics | StorageError
+
+/** A write's work in a scope, for a turn: whether memory changed, and how. */
+type Change = (
+  scope: Scope.Scope,
+  turn: Turn
+) => Effect.Effect<{ readonly changed: boolean; readonly message: string }, ToolFailure>
 
 const quote = (text: string) => JSON.stringify(text)
 
@@ -346,38 +362,37 @@ export const layer = MemoryTools.toLayer(
       })
 
     /**
-     * Runs a write of the current turn: refused when the turn has made its writes, or when the host knows no such
-     * agent or it may not write team memory; its outcome as the tool's result.
+     * Runs a write of the current turn: refused when the turn has made its changes, or when the host knows no such
+     * agent or it may not write team memory; its outcome as the tool's result. Only a write that changed memory counts.
      */
-    const write = Effect.fnUntraced(function* (
-      team: boolean,
-      change: (
-        scope: Scope.Scope,
-        turn: Turn
-      ) => Effect.Effect<{ readonly changed: boolean; readonly message: string }, ToolFailure>
-    ) {
+    const write = Effect.fnUntraced(function* (team: boolean, change: Change) {
       const turn = yield* CurrentTurn
-      const allowed = yield* Ref.modify(turn.writes, (n) =>
-        n >= settings.toolWritesPerTurn ? [false, n] : [true, n + 1]
+      return yield* turn.writing.withPermit(
+        Effect.gen(function* () {
+          const made = yield* Ref.get(turn.writes)
+          if (made >= settings.toolWritesPerTurn) {
+            const changes = `${Text.count(made)} change${made === 1 ? "" : "s"}`
+            return yield* new MemoryToolError({
+              reason: "TooManyWrites",
+              message: `this turn has made ${changes} to memory, the most one turn may make: this one was not made; make the rest in a later turn if they still matter`
+            })
+          }
+          const agent = yield* agents.get(turn.agentId)
+          if (agent === undefined) {
+            return yield* new MemoryToolError({
+              reason: "Denied",
+              message: `the host knows no agent ${quote(turn.agentId)}: its memory cannot be changed`
+            })
+          }
+          if (team && !agent.mayWriteTeam) {
+            return yield* refusal(new Denied({ reason: new TeamMemory({ agentId: agent.id }) }))
+          }
+          const scope = team ? Scope.team : Scope.own(turn.agentId)
+          const outcome = yield* change(scope, turn).pipe(Effect.mapError(refusal))
+          if (outcome.changed) yield* Ref.update(turn.writes, (n) => n + 1)
+          return { changed: outcome.changed, message: mask(outcome.message), ...(yield* meanwhile) }
+        })
       )
-      if (!allowed) {
-        return yield* new MemoryToolError({
-          reason: "TooManyWrites",
-          message: `this turn has made its ${Text.count(settings.toolWritesPerTurn)} changes to memory, the most one turn may make: nothing was changed; make the rest in a later turn if they still matter`
-        })
-      }
-      const agent = yield* agents.get(turn.agentId)
-      if (agent === undefined) {
-        return yield* new MemoryToolError({
-          reason: "Denied",
-          message: `the host knows no agent ${quote(turn.agentId)}: its memory cannot be changed`
-        })
-      }
-      if (team && !agent.mayWriteTeam) {
-        return yield* refusal(new Denied({ reason: new TeamMemory({ agentId: agent.id }) }))
-      }
-      const outcome = yield* change(team ? Scope.team : Scope.own(turn.agentId), turn).pipe(Effect.mapError(refusal))
-      return { changed: outcome.changed, message: mask(outcome.message), ...(yield* meanwhile) }
     })
 
     return MemoryTools.of({

@@ -288,7 +288,11 @@ describe("a root or a lock that cannot be used fails at once, naming it and why"
         readonly [Effect.Effect<unknown, StorageError, FileSystem.FileSystem | Path.Path>, string, string]
       > = [
         [add(`${root}/file`, "x"), "NotAFolder", `${root}/file is not a folder`],
-        [add(`${root}/file/below`, "x"), "NotAFolder", `${root}/file is not a folder`],
+        [
+          add(`${root}/file/below`, "x"),
+          "RootUnusable",
+          `the memory root ${root}/file/below cannot be used: its folder cannot be made: ${root}/file is not a folder`
+        ],
         [
           add(`${root}/unlockable`, "x").pipe(
             Effect.provide(failingServices((call, path) => call === "open" && path === `${root}/unlockable/.lock`))

@@ -365,25 +365,65 @@ describe("recall", () => {
 })
 
 describe("one turn's writes", () => {
-  it.effect("at most toolWritesPerTurn writes a turn: more are refused with a result saying so; recall is free", () =>
+  it.effect("at most toolWritesPerTurn changes a turn: more are refused with a result saying so; recall is free", () =>
     Effect.gen(function* () {
       yield* agents
       const turn = yield* MemoryTools.startTurn("ada")
       success(yield* call("ada", "remember", { text: "Fact one" }, turn))
-      failure(yield* call("ada", "forget", { match: "nothing like this" }, turn))
       success(yield* call("ada", "recall", { query: "fact" }, turn))
+      success(yield* call("ada", "remember", { text: "Fact two" }, turn))
       const third = failure(yield* call("ada", "remember", { text: "Fact three" }, turn))
       assert.deepStrictEqual(
         [third.reason, third.message],
         [
           "TooManyWrites",
-          "this turn has made its 2 changes to memory, the most one turn may make: nothing was changed; make the rest in a later turn if they still matter"
+          "this turn has made 2 changes to memory, the most one turn may make: this one was not made; make the rest in a later turn if they still matter"
         ]
       )
       assert.notInclude(yield* file(own), "Fact three")
       // The next turn may write again.
       success(yield* call("ada", "remember", { text: "Fact three" }))
       assert.include(yield* file(own), "Fact three")
+    }).pipe(Effect.provide(layer({ toolWritesPerTurn: 2 })))
+  )
+
+  it.effect("a write that changes nothing is not counted: refused, no match, or an entry memory holds already", () =>
+    Effect.gen(function* () {
+      yield* agents
+      const turn = yield* MemoryTools.startTurn("ada")
+      success(yield* call("ada", "remember", { text: "Fact one" }, turn))
+      assert.strictEqual(failure(yield* call("ada", "forget", { match: "nothing like this" }, turn)).reason, "NoMatch")
+      assert.strictEqual(failure(yield* call("ada", "remember", { text: "x".repeat(301) }, turn)).reason, "TooLong")
+      assert.isFalse(success<Changed>(yield* call("ada", "remember", { text: "fact  ONE" }, turn)).changed)
+      assert.strictEqual(yield* Ref.get(turn.writes), 1)
+      // Four writes, one change: the second change of the turn is still allowed, and lands.
+      assert.isTrue(success<Changed>(yield* call("ada", "remember", { text: "Fact two" }, turn)).changed)
+      assert.include(yield* file(own), "- Fact two")
+      const refused = failure(yield* call("ada", "forget", { match: "Fact one" }, turn))
+      assert.strictEqual(refused.reason, "TooManyWrites")
+      assert.include(refused.message, "this turn has made 2 changes to memory")
+      assert.include(yield* file(own), "- Fact one")
+    }).pipe(Effect.provide(layer({ toolWritesPerTurn: 2 })))
+  )
+
+  it.effect("writes a model makes at once in one turn make no more changes than the limit", () =>
+    Effect.gen(function* () {
+      yield* agents
+      const turn = yield* MemoryTools.startTurn("ada")
+      const texts = ["Fact one", "Fact two", "Fact three", "Fact four", "Fact five"]
+      const results = yield* Effect.forEach(texts, (text) => call("ada", "remember", { text }, turn), {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(
+        results.map((result) => result.isError),
+        [false, false, true, true, true]
+      )
+      const memory = yield* file(own)
+      assert.deepStrictEqual(
+        texts.map((text) => memory.includes(`- ${text}`)),
+        [true, true, false, false, false]
+      )
+      assert.strictEqual(yield* Ref.get(turn.writes), 2)
     }).pipe(Effect.provide(layer({ toolWritesPerTurn: 2 })))
   )
 

@@ -121,8 +121,14 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
       )
     })
 
-  /** The root, made when missing. */
-  const ensureRoot = makeFolder(root)
+  /** The root, made when missing; a folder above it that is not one is named beside the root it blocks. */
+  const ensureRoot = makeFolder(root).pipe(
+    Effect.mapError((error) =>
+      error.reason._tag === "NotAFolder" && error.reason.path !== root
+        ? unusable(`its folder cannot be made: ${error.reason.path} is not a folder`)
+        : error
+    )
+  )
 
   /**
    * Creates the lock (and the root, when it is missing), empty; `undefined` when there already is one, else how to fill

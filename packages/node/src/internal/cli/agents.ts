@@ -4,7 +4,7 @@ import { MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import * as Txt from "../text.ts"
-import { memoryLocation, output, print, printJson, withMemory } from "./common.ts"
+import { memoryLocation, output, print, printJson, withMemoryToRead } from "./common.ts"
 
 /** An agent id as a table cell: as it is, or quoted when it holds a control character (a line break, say). */
 const shownId = (id: string) => {
@@ -52,5 +52,5 @@ export const agents = Command.make(
         ""
       )
     )
-  }, withMemory)
+  }, withMemoryToRead)
 ).pipe(Command.withDescription("List the agents of the memory root: their folders, MEMORY.md sizes and topics"))

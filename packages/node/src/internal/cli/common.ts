@@ -5,7 +5,7 @@
  */
 import { MemoryConfig, Scope } from "@mneme/core"
 import { MemoryStore, ReviewState } from "@mneme/review"
-import { Config, Console, Data, Effect, Layer, Option, Result, Runtime, Schema } from "effect"
+import { Config, Console, Data, Effect, FileSystem, Layer, Option, Path, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
 import * as Txt from "../text.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
@@ -20,6 +20,19 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
   override get message() {
     return this.reason
+  }
+}
+
+/** A command that only reads memory was given a memory folder that does not exist: there is nothing to read. */
+export class NoMemoryFolder extends Schema.TaggedError<NoMemoryFolder>()("NoMemoryFolder", {
+  /** The folder as given. */
+  path: Schema.String,
+  /** The folder as an absolute path. */
+  absolute: Schema.String
+}) {
+  override get message() {
+    const where = this.absolute === this.path ? this.path : `${this.path} (${this.absolute})`
+    return `there is no memory folder at ${where}: check --memory (./memory by default, in the folder mneme runs from); remember and review make one`
   }
 }
 
@@ -186,6 +199,31 @@ export const withMemory = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     const settings = MemoryConfig.layer(yield* limits)
     return yield* Effect.provide(effect, storeLayer(location).pipe(Layer.provideMerge(settings)))
   })
+
+/**
+ * Fails with `NoMemoryFolder` when `location` is a folder that does not exist, so that a command that only reads
+ * memory never shows a typo of the folder as memory that is empty. (What is there but not a folder, the storage port
+ * itself refuses.)
+ */
+export const memoryMustExist = Effect.fnUntraced(function* (location: MemoryLocation.Location) {
+  if (location._tag !== "Folder") return
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const missing = yield* fs.stat(location.path).pipe(
+    Effect.as(false),
+    Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(true)),
+    // Anything else (a parent that is a file, a folder not readable) is the storage port's to say, in its words.
+    Effect.catch(() => Effect.succeed(false))
+  )
+  if (missing) return yield* new NoMemoryFolder({ path: location.shown, absolute: path.resolve(location.path) })
+})
+
+/**
+ * Runs a command that only reads memory over the store and review state of `--memory`: as `withMemory`, but a memory
+ * folder that does not exist is `NoMemoryFolder` (exit 1), never memory shown as empty.
+ */
+export const withMemoryToRead = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.andThen(Effect.flatMap(memoryLocation, memoryMustExist), withMemory(effect))
 
 /** The flags that say which file `remember` and `forget` change: `--topic` and `--team`. */
 export const whereFlags = { topic: topicFlag, team: teamFlag }

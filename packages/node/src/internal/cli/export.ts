@@ -7,7 +7,7 @@ import { NotAFolder, StorageError } from "@mneme/core"
 import { Console, Effect, FileSystem, Option, Path, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as Txt from "../text.ts"
-import { memoryLocation, output, print, printJson, textArgument, UsageError } from "./common.ts"
+import { memoryLocation, memoryMustExist, output, print, printJson, textArgument, UsageError } from "./common.ts"
 import * as CopyMemory from "./copyMemory.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 
@@ -55,6 +55,7 @@ export const exportMemory = Command.make(
   },
   Effect.fn("mneme.export")(function* (input) {
     const location = yield* memoryLocation
+    yield* memoryMustExist(location)
     const out = yield* output
     if (MemoryLocation.isPostgres(input.dir)) {
       return yield* new UsageError({

@@ -4,10 +4,10 @@
  */
 import { Scope } from "@mneme/core"
 import { type MemoryRoot, MemoryStore } from "@mneme/review"
-import { Effect } from "effect"
+import { Effect, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Txt from "../text.ts"
-import { mneme, output, print, printJson, switchFlag, UsageError, withMemory } from "./common.ts"
+import { mneme, output, print, printJson, switchFlag, UsageError, withMemoryToRead } from "./common.ts"
 
 /** Whether two journal lines are the same change to the same line (a line read through a scope may be renamed). */
 const sameLine = (a: MemoryRoot.JournalLine, b: MemoryRoot.JournalLine) =>
@@ -42,6 +42,56 @@ const inOrder = (
   return lines
 }
 
+/**
+ * `effect` with its log lines left out: a read of the journal again, in the same run, whose warnings (a damaged or a
+ * torn line) the first read has given already.
+ */
+const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, References.MinimumLogLevel, "None")
+
+/** What `journal` was asked for: how many changes, and of which memory. */
+interface JournalInput {
+  readonly limit: number
+  readonly team: boolean
+  readonly all: boolean
+}
+
+/** Prints the latest changes `input` asks for, from the memory of `--memory`. */
+const showJournal = Effect.fnUntraced(function* (input: JournalInput) {
+  const global = yield* mneme
+  const out = yield* output
+  const store = yield* MemoryStore.MemoryStore
+  const lines = input.all
+    ? yield* store.journal({ limit: input.limit })
+    : input.team
+      ? yield* store.journal({ limit: input.limit, scope: Scope.team })
+      : inOrder(yield* store.journal(), [
+          yield* quietly(store.journal({ scope: Scope.own(global.agent) })),
+          yield* quietly(store.journal({ scope: Scope.team }))
+        ]).slice(-input.limit)
+  if (out.json) return yield* printJson({ journal: lines })
+  const p = out.paint
+  if (lines.length === 0) {
+    const of = input.all
+      ? ""
+      : input.team
+        ? " to team memory"
+        : ` to the own memory of agent ${JSON.stringify(global.agent)} or to team memory`
+    return yield* print([p.dim(`the journal holds no change${of}`)])
+  }
+  const rows: Array<string> = []
+  for (const line of lines) {
+    rows.push(
+      `${p.dim(Txt.time(line.time))}  ${Txt.pad(line.op, 7)}  ${line.file}  ${p.dim(
+        `by ${line.actor}${line.auto === true ? " (auto)" : ""}`
+      )}`
+    )
+    if (line.before !== undefined) rows.push(p.red(`    - ${line.before}`))
+    if (line.after !== undefined) rows.push(p.green(`    + ${line.after}`))
+  }
+  yield* print(rows)
+})
+
 export const journal = Command.make(
   "journal",
   {
@@ -54,41 +104,11 @@ export const journal = Command.make(
     all: switchFlag("all", "The changes to every agent's memory and the team's")
   },
   Effect.fn("mneme.journal")(function* (input) {
-    const global = yield* mneme
-    const out = yield* output
+    // A usage error is said before memory is looked at.
     if (input.limit < 1) return yield* new UsageError({ reason: `--limit must be 1 or more, not ${input.limit}` })
     if (input.team && input.all) return yield* new UsageError({ reason: "--team and --all cannot be used together" })
-    const store = yield* MemoryStore.MemoryStore
-    const lines = input.all
-      ? yield* store.journal({ limit: input.limit })
-      : input.team
-        ? yield* store.journal({ limit: input.limit, scope: Scope.team })
-        : inOrder(yield* store.journal(), [
-            yield* store.journal({ scope: Scope.own(global.agent) }),
-            yield* store.journal({ scope: Scope.team })
-          ]).slice(-input.limit)
-    if (out.json) return yield* printJson({ journal: lines })
-    const p = out.paint
-    if (lines.length === 0) {
-      const of = input.all
-        ? ""
-        : input.team
-          ? " to team memory"
-          : ` to the own memory of agent ${JSON.stringify(global.agent)} or to team memory`
-      return yield* print([p.dim(`the journal holds no change${of}`)])
-    }
-    const rows: Array<string> = []
-    for (const line of lines) {
-      rows.push(
-        `${p.dim(Txt.time(line.time))}  ${Txt.pad(line.op, 7)}  ${line.file}  ${p.dim(
-          `by ${line.actor}${line.auto === true ? " (auto)" : ""}`
-        )}`
-      )
-      if (line.before !== undefined) rows.push(p.red(`    - ${line.before}`))
-      if (line.after !== undefined) rows.push(p.green(`    + ${line.after}`))
-    }
-    yield* print(rows)
-  }, withMemory)
+    return yield* withMemoryToRead(showJournal(input))
+  })
 ).pipe(
   Command.withDescription(
     "Show the latest changes, oldest first, to the agent's own memory (--agent) and the team's; " +

@@ -13,6 +13,7 @@ import {
   type Layer,
   Option,
   type Path,
+  type Ref,
   Schema,
   SchemaIssue
 } from "effect"
@@ -36,18 +37,28 @@ const configProblem = (error: Config.ConfigError): string => {
   return Text.fold(error.message)
 }
 
-/** The review model `--model` asks for: recorded answers, a server URL, or the environment; a usage error otherwise. */
+/** The file of recorded answers `--model replay:FILE` names, if it names one. */
+export const replayFile = (model: Option.Option<string>): string | undefined => {
+  const choice = Option.getOrUndefined(model)
+  return choice?.startsWith("replay:") ? choice.slice("replay:".length) : undefined
+}
+
+/**
+ * The review model `--model` asks for: recorded answers (from `replayPosition`, when given), a server URL, or the
+ * environment; a usage error otherwise.
+ */
 export const chooseModel = Effect.fnUntraced(function* (
-  model: Option.Option<string>
+  model: Option.Option<string>,
+  replayPosition?: Ref.Ref<number>
 ): Effect.fn.Return<
   Layer.Layer<ReviewModel.ReviewModel, ModelError, FileSystem.FileSystem | Path.Path>,
   UsageError | Config.ConfigError
 > {
   const choice = Option.getOrUndefined(model)
-  if (choice?.startsWith("replay:")) {
-    const file = choice.slice("replay:".length)
+  const file = replayFile(model)
+  if (file !== undefined) {
     if (file === "") return yield* new UsageError({ reason: "--model replay:FILE needs a file of recorded answers" })
-    return ReplayModel.layer(file)
+    return replayPosition === undefined ? ReplayModel.layer(file) : ReplayModel.layerAt(file, replayPosition)
   }
   if (choice !== undefined && !/^https?:\/\//i.test(choice)) {
     return yield* new UsageError({

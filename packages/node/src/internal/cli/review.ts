@@ -6,15 +6,16 @@
  */
 import { type Answer, Lines, MemoryConfig, NotAFolder, Scope, Secret, StorageError, Text } from "@mneme/core"
 import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
-import { Console, Effect, FileSystem, Layer, Option, Path, Ref, Schema, Stdio } from "effect"
+import { Console, Context, Effect, FileSystem, Layer, Option, Path, Ref, Schema, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FileTranscript from "../../FileTranscript.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
 import * as TranscriptIndex from "../transcriptIndex.ts"
 import { formatFlag, readOptions } from "./formatFlag.ts"
-import { chooseModel } from "./model.ts"
+import { chooseModel, replayFile } from "./model.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
+import * as ReplayPosition from "./replayPosition.ts"
 import {
   Exit,
   ExitCode,
@@ -262,7 +263,7 @@ const reviewToEnd = Effect.fnUntraced(function* (
   target: ReviewOutcome.Target,
   lines: TranscriptIndex.Index,
   guard: { readonly maxCalls: number; readonly settings: Pick<MemoryConfig.Settings, "newLinesBudget"> },
-  onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void>
+  onPass: (pass: number, outcome: MemoryReview.Outcome) => Effect.Effect<void, StorageError>
 ) {
   const review = yield* MemoryReview.MemoryReview
   const cursors = yield* ReviewState.ReviewState
@@ -476,7 +477,9 @@ export const review = Command.make(
     if (input.dryRun && location._tag === "Postgres") {
       return yield* new UsageError({ reason: dryRunNeedsFolder })
     }
-    const chosen = yield* chooseModel(input.model)
+    // Recorded answers go on from where this conversation's last run stopped (a memory folder keeps the position).
+    const replayPosition = yield* Ref.make(0)
+    const chosen = yield* chooseModel(input.model, replayPosition)
     const model = input.showPrompt ? showingPrompts(chosen) : chosen
     const fromStdin = input.transcript === "-"
     // Checked before standard input is read, so a person at a terminal is not left waiting for it.
@@ -527,6 +530,28 @@ export const review = Command.make(
         )
       )
     )
+    const answers = replayFile(input.model)
+    const replayed =
+      root._tag === "Folder" && answers !== undefined ? { root: root.path, answers: path.resolve(answers) } : undefined
+    const onThisMachine = Effect.provideContext(
+      Context.merge(yield* Effect.context<FileSystem.FileSystem | Path.Path>(), yield* Layer.build(NodePlatform.layer))
+    )
+    const from =
+      replayed === undefined
+        ? 0
+        : yield* ReplayPosition.load(replayed.root, conversationId, replayed.answers).pipe(onThisMachine)
+    yield* Ref.set(replayPosition, from)
+    /** After each pass, the replay's position is kept, so the next run goes on from there. */
+    const keepPosition = (target: ReviewOutcome.Target) => (pass: number, outcome: MemoryReview.Outcome) =>
+      onPass(target)(pass, outcome).pipe(
+        Effect.andThen(
+          Effect.flatMap(Ref.get(replayPosition), (next) =>
+            replayed === undefined || next === from
+              ? Effect.void
+              : ReplayPosition.save(replayed.root, conversationId, replayed.answers, next).pipe(onThisMachine)
+          )
+        )
+      )
     const results = yield* Effect.gen(function* () {
       // Every member's calls are counted before the first is made.
       const plans = yield* Effect.forEach(targets, (target) => planOf(target, lines, settings))
@@ -559,7 +584,7 @@ export const review = Command.make(
                 target,
                 lines,
                 { maxCalls: input.maxCalls === 0 ? 0 : left, settings },
-                onPass(target)
+                keepPosition(target)
               ).pipe(
                 Effect.catchTag("TooManyCalls", (error) =>
                   Effect.succeed({ outcomes: [], stopped: error.message } satisfies Run)

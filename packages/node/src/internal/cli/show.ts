@@ -7,7 +7,7 @@ import { type MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import * as Txt from "../text.ts"
-import { memoryLocation, mneme, output, print, printJson, withMemory } from "./common.ts"
+import { memoryLocation, mneme, output, print, printJson, withMemoryToRead } from "./common.ts"
 
 /**
  * A memory file as `show` gives it: its entries up to its size (a hand-edited file far past it is not printed
@@ -111,7 +111,7 @@ export const show = Command.make(
       }`
     )
     yield* print(lines)
-  }, withMemory)
+  }, withMemoryToRead)
 ).pipe(
   Command.withDescription(
     "Show the agent's own and team memory: entries by topic, sizes against limits, the last review"

@@ -18,7 +18,8 @@ import {
   textArgument,
   textFlag,
   whereFlags,
-  withMemory
+  withMemory,
+  withMemoryToRead
 } from "./common.ts"
 
 /** Prints a store outcome: its message, or the outcome as JSON. */
@@ -204,7 +205,7 @@ export const recall = Command.make(
         ""
       )
     )
-  }, withMemory)
+  }, withMemoryToRead)
 ).pipe(
   Command.withDescription(
     "Search the agent's own and team memory for words, the most related entries first (only team memory with " +
