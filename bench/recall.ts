@@ -15,9 +15,15 @@
  *
  * The full scope is a memory of the agent's own: MEMORY.md of 4,000 characters and 40 topics of 16,000, filled with
  * the conversation's turns again and again (each copy numbered, so no two entries are the same), asked every question.
+ * Beside each tool call's time (end to end: both scopes loaded through the store, searched, the result encoded), the
+ * search alone (`Recall.search` over the files' indexes) tells what of it is the ranking's.
+ *
+ * The review's choice of topic entries (`Selection`) is measured on the same memory, each question taken as the user's
+ * new lines: how often an evidence turn is among the entries it shows, and how often it would be with recall's ranking.
+ * And, with or without a LoCoMo file, hostile queries and a hostile entry of 1k to 1M characters, with the slope.
  */
 import { NodeServices } from "@effect/platform-node"
-import { Entry, Lines, MemoryConfig, Scope, Text } from "@mneme/core"
+import { Entry, Lines, MemoryConfig, Recall, Scope, Selection, Text } from "@mneme/core"
 import { NodePlatform } from "@mneme/node"
 import { Memory, MemoryStore, MemoryTools, ReviewModel } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
@@ -26,7 +32,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { performance } from "node:perf_hooks"
-import type { Figure, Options, Suite } from "./Bench.ts"
+import { type Figure, flat, logLogSlope, type Options, type Suite, time } from "./Bench.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The conversation file
@@ -238,7 +244,10 @@ const open = async (root: string, settings: Partial<MemoryConfig.Settings>) => {
   return { runtime, recall }
 }
 
-/** Each question asked once to warm up, then again, timed: the answers of the timed pass and the times in ms. */
+/**
+ * Each question asked once to warm up, then again, timed: the answers of the timed pass, the times in ms, and the
+ * process's CPU time per question (a steadier figure on a busy machine).
+ */
 const askAll = async (
   recall: (query: string) => Promise<{ recalled: typeof MemoryTools.RecallResult.Type; ms: number }>,
   questions: ReadonlyArray<{ readonly question: string }>
@@ -246,12 +255,45 @@ const askAll = async (
   for (const { question } of questions) await recall(question)
   const results: Array<typeof MemoryTools.RecallResult.Type> = []
   const times: Array<number> = []
+  const before = process.cpuUsage()
   for (const { question } of questions) {
     const { recalled, ms } = await recall(question)
     results.push(recalled)
     times.push(ms)
   }
-  return { results, times }
+  const cpu = process.cpuUsage(before)
+  return { results, times, cpuMs: (cpu.user + cpu.system) / 1_000 / questions.length }
+}
+
+/** The times in ms of the search alone (`Recall.search` over each file's index, built once) for each question. */
+const searchAlone = async (
+  runtime: Awaited<ReturnType<typeof open>>["runtime"],
+  questions: ReadonlyArray<{ readonly question: string }>
+) => {
+  const views = await runtime.runPromise(
+    Effect.flatMap(MemoryStore.MemoryStore, (store) =>
+      Effect.all([store.load(Scope.own("a1")), store.load(Scope.team)])
+    )
+  )
+  const indexes = views.flatMap((view) =>
+    view.files.map((file) =>
+      Recall.index(
+        file.parsed.entries.map((entry) => ({
+          scope: Scope.side(view.scope),
+          topic: file.topic,
+          text: entry.text,
+          meta: entry.meta
+        }))
+      )
+    )
+  )
+  const limits = { resultsMax: MemoryConfig.defaults.recallResultsMax, budget: MemoryConfig.defaults.recallBudget }
+  for (const { question } of questions) Recall.search({ indexes }, question, limits)
+  return questions.map(({ question }) => {
+    const started = performance.now()
+    Recall.search({ indexes }, question, limits)
+    return performance.now() - started
+  })
 }
 
 /** A full scope of `a1` written as files: MEMORY.md of 4,000 characters, 40 topics of 16,000, from `texts` again. */
@@ -281,14 +323,113 @@ const writeFullScope = (root: string, texts: ReadonlyArray<string>, added: strin
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
+// Hostile inputs
+
+/** Hostile queries of about `size` characters. */
+const hostileQueries: Record<string, (size: number) => string> = {
+  "one Latin word": (size) => "a".repeat(size),
+  "distinct words": (size) => Array.from({ length: size / 7 }, (_, i) => `w${i.toString(36)}x`).join(" "),
+  "dates and months": (size) => "in May 2023, 2024-06-01 or last October ".repeat(size / 40),
+  "one Han run": (size) => "茶".repeat(size),
+  "stop words only": (size) => "the of and ".repeat(size / 11)
+}
+const hostileSizes = [1_000, 10_000, 100_000, 1_000_000]
+
+/**
+ * One search over 200 entries for each hostile query of 1k to 1M characters, and the index of one hostile entry of
+ * that size (a file edited by hand): the time at 1M, with the log-log slope (about 1 means linear).
+ */
+const hostileFigures = async (): Promise<Array<Figure>> => {
+  const entries = Array.from({ length: 200 }, (_, i): Recall.Candidate => ({
+    scope: "own",
+    topic: undefined,
+    text: `Entry ${i}: the user works on project w${i.toString(36)}x with a team in Lyon since May 2023`,
+    meta: [["added", `2023-05-${String((i % 28) + 1).padStart(2, "0")}`]]
+  }))
+  const memory = { indexes: [Recall.index(entries)] }
+  const limits = { resultsMax: 20, budget: 4_000 }
+  const slope = async (name: string, run: (text: string) => unknown, make: (size: number) => string) => {
+    const points: Array<readonly [number, number]> = []
+    for (const size of hostileSizes) {
+      const text = flat(make(size))
+      points.push([text.length, (await time(() => run(text), { minMs: 200, minRuns: 3 })).medianMs])
+    }
+    return {
+      suite: "recall",
+      name: `${name} 1M`,
+      value: points[points.length - 1]![1],
+      unit: "ms",
+      note: `log-log slope ${logLogSlope(points).toFixed(2)}`
+    }
+  }
+  const figures: Array<Figure> = []
+  for (const [shape, make] of Object.entries(hostileQueries)) {
+    figures.push(await slope(`search, query: ${shape},`, (query) => Recall.search(memory, query, limits), make))
+  }
+  const entry = (text: string): Recall.Candidate => ({ scope: "own", topic: undefined, text, meta: [] })
+  figures.push(
+    await slope(
+      "index, one entry: words and Han",
+      (text) => Recall.index([entry(text)]),
+      (size) => "word 中文 ".repeat(size / 8)
+    )
+  )
+  return figures
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The review's choice
+
+/**
+ * How often the review's choice of topic entries (`Selection.choose`: those sharing the most words first, then the
+ * newest, within 16,000 characters) shows an evidence turn of a question taken as the user's new lines; and the same
+ * for recall's ranking there (the relevant entries by score, then the others newest first, within the same budget).
+ */
+const reviewChoice = (
+  lists: ReadonlyArray<ReadonlyArray<Recall.Candidate>>,
+  questions: ReadonlyArray<{ readonly question: string; readonly evidence: ReadonlySet<string> }>,
+  idOf: (text: string) => string | undefined
+) => {
+  const budget = MemoryConfig.defaults.shownTopicsBudget
+  const indexes = { indexes: lists.map(Recall.index) }
+  const all = lists.flat()
+  const newest = all.toSorted((a, b) =>
+    (Entry.metaValue(b.meta, "added") ?? "").localeCompare(Entry.metaValue(a.meta, "added") ?? "")
+  )
+  const shown = {
+    selection: (question: string) =>
+      Selection.choose({ own: [], team: [], topics: { lists }, userText: question }, { shownTopicsBudget: budget })
+        .shown,
+    recall: (question: string) => {
+      const relevant = Recall.search(indexes, question, Recall.unlimited).entries.map((e) => e.text)
+      const taken = new Set(relevant)
+      const order = [...relevant, ...newest.map((e) => e.text).filter((text) => !taken.has(text))]
+      const fitting: Array<{ readonly text: string }> = []
+      let used = 0
+      for (const text of order) {
+        used += Text.length(text)
+        if (used > budget) break
+        fitting.push({ text })
+      }
+      return fitting
+    }
+  }
+  const share = (choose: (question: string) => ReadonlyArray<{ readonly text: string }>) =>
+    questions.filter((q) => choose(q.question).some((e) => q.evidence.has(idOf(e.text) ?? ""))).length /
+    questions.length
+  return { selection: share(shown.selection), recall: share(shown.recall), shown }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
 // The suite
 
 const percent = (share: number) => Math.round(share * 1_000) / 10
 
 export const suite: Suite = async (options: Options) => {
+  const hostile = await hostileFigures()
   if (options.locomo === undefined) {
-    process.stderr.write("bench: recall needs --locomo FILE (a LoCoMo conversation file): left out\n")
-    return []
+    process.stderr.write("bench: recall measures on LoCoMo with --locomo FILE: only its hostile inputs were run\n")
+    return hostile
   }
   const { conversation, sessions, questions } = read(options.locomo)
   const settings = MemoryConfig.make({ entryMax: 1_000 })
@@ -364,6 +505,17 @@ export const suite: Suite = async (options: Options) => {
       })
     })
     const fullAsked = await askAll(full.recall, questions)
+    const searched = await searchAlone(memory.runtime, questions)
+    const fullSearched = await searchAlone(full.runtime, questions)
+    const lists = stored.files.map((file) =>
+      file.parsed.entries.map((entry): Recall.Candidate => ({ scope: "own", topic: file.topic, ...entry }))
+    )
+    const answerable = questions
+      .filter((q) => q.category <= 4)
+      .map((q) => ({ question: q.question, evidence: evidenceOf(q.evidence) }))
+    const choice = reviewChoice(lists, answerable, (text) => idOf.get(text))
+    const choosing = await time(() => choice.shown.selection(answerable[0]!.question), { minMs: 300 })
+    const ranking = await time(() => choice.shown.recall(answerable[0]!.question), { minMs: 300 })
 
     const groups = [
       { name: "1–4", in: (c: number) => c >= 1 && c <= 4 },
@@ -445,7 +597,7 @@ export const suite: Suite = async (options: Options) => {
         percentile(asked.times, 0.5),
         "ms",
         undefined,
-        `${entries.length} entries, the agent's tool end to end`
+        `${entries.length} entries, the agent's tool end to end; CPU ${asked.cpuMs.toPrecision(3)} ms per call`
       ),
       figure(
         "recall p95, LoCoMo memory",
@@ -455,11 +607,18 @@ export const suite: Suite = async (options: Options) => {
         `${entries.length} entries; ${goal(p95 <= 5, "≤ 5 ms")}`
       ),
       figure(
+        "of which: the search, p95, LoCoMo memory",
+        percentile(searched, 0.95),
+        "ms",
+        undefined,
+        `Recall.search over the files' indexes, built once; p50 ${percentile(searched, 0.5).toPrecision(3)} ms`
+      ),
+      figure(
         "recall p50, full scope",
         percentile(fullAsked.times, 0.5),
         "ms",
         undefined,
-        `${full.entries} entries in 40 topics of 16,000 characters`
+        `${full.entries} entries in 40 topics of 16,000 characters; CPU ${fullAsked.cpuMs.toPrecision(3)} ms per call`
       ),
       figure(
         "recall p95, full scope",
@@ -467,7 +626,29 @@ export const suite: Suite = async (options: Options) => {
         "ms",
         undefined,
         `${full.entries} entries; ${goal(fullP95 <= 20, "≤ 20 ms")}`
-      )
+      ),
+      figure(
+        "of which: the search, p95, full scope",
+        percentile(fullSearched, 0.95),
+        "ms",
+        undefined,
+        `Recall.search over the files' indexes, built once; p50 ${percentile(fullSearched, 0.5).toPrecision(3)} ms`
+      ),
+      figure(
+        "review's choice shows an evidence turn, categories 1–4",
+        percent(choice.selection),
+        "%",
+        undefined,
+        `Selection.choose, the question as the user's lines, 16,000 characters; by recall's ranking ${percent(choice.recall)}%`
+      ),
+      figure(
+        "review's choice, one question, LoCoMo memory",
+        choosing.medianMs,
+        "ms",
+        undefined,
+        `Selection.choose; by recall's ranking ${ranking.medianMs.toPrecision(3)} ms`
+      ),
+      ...hostile
     ]
   } finally {
     await memory.runtime.dispose()
