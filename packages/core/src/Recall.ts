@@ -286,14 +286,23 @@ const flatten = (indexes: ReadonlyArray<Index>) => {
   return { entries, dates }
 }
 
-/** The first of `ranked` that fit `limits`: the first always, however long; and whether any is left out. */
-const within = (ranked: ReadonlyArray<Scored>, limits: Limits): Found => {
+/**
+ * The first of `ranked` (positions in `entries`) that fit `limits`, with their scores: the first always, however long;
+ * and whether any is left out.
+ */
+const within = (
+  ranked: ReadonlyArray<number>,
+  entries: ReadonlyArray<Candidate>,
+  score: (i: number) => number,
+  limits: Limits
+): Found => {
   const given: Array<Scored> = []
   let used = 0
-  for (const entry of ranked) {
+  for (const i of ranked) {
+    const entry = entries[i]!
     used += Text.length(entry.text)
     if (given.length >= limits.resultsMax || (given.length > 0 && used > limits.budget)) break
-    given.push(entry)
+    given.push({ ...entry, score: score(i) })
   }
   return { entries: given, more: given.length < ranked.length }
 }
@@ -314,11 +323,11 @@ export const search = (
   const asked = queryOf(query, options)
   if (asked.terms.size === 0 && asked.dates.length === 0) {
     const key = Text.sameKey(query)
-    const holding = entries.flatMap((entry, i) => (key === "" || Text.sameKey(entry.text).includes(key) ? [i] : []))
-    return within(
-      holding.sort(newestFirst).map((i) => ({ ...entries[i]!, score: 0 })),
-      limits
-    )
+    const holding: Array<number> = []
+    entries.forEach((entry, i) => {
+      if (key === "" || Text.sameKey(entry.text).includes(key)) holding.push(i)
+    })
+    return within(holding.sort(newestFirst), entries, () => 0, limits)
   }
   const score = scores(indexes, asked)
   let best = 0
@@ -328,8 +337,5 @@ export const search = (
     if (s > 0 && s >= relevantShare * best) relevant.push(i)
   })
   relevant.sort((a, b) => score[b]! - score[a]! || newestFirst(a, b))
-  return within(
-    relevant.map((i) => ({ ...entries[i]!, score: score[i]! })),
-    limits
-  )
+  return within(relevant, entries, (i) => score[i]!, limits)
 }
