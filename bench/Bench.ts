@@ -26,8 +26,14 @@ export interface Figure {
   readonly original?: { readonly value: number; readonly goal: number }
 }
 
+/** What the command line gives the suites. */
+export interface Options {
+  /** A LoCoMo conversation file (`--locomo FILE`), which the recall suite measures on. */
+  readonly locomo?: string | undefined
+}
+
 /** A suite: returns its figures. */
-export type Suite = () => Promise<ReadonlyArray<Figure>>
+export type Suite = (options: Options) => Promise<ReadonlyArray<Figure>>
 
 /** Whether a larger value of `unit` is better (a rate) rather than worse (a time). */
 export const isRate = (unit: string): boolean => unit.endsWith("/s")

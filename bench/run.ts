@@ -1,14 +1,15 @@
 /**
- * `pnpm bench [suite…] [--out file.json]`: runs every suite (or those named), prints the figures as a table (each with
- * the same run's baseline, and the original host's figure and the ratio over it where issue 11 gives one), and writes
- * them as JSON to the file (bench/results/latest.json by default).
+ * `pnpm bench [suite…] [--out file.json] [--locomo FILE]`: runs every suite (or those named), prints the figures as a
+ * table (each with the same run's baseline, and the original host's figure and the ratio over it where issue 11 gives
+ * one), and writes them as JSON to the file (bench/results/latest.json by default). The recall suite measures on the
+ * LoCoMo conversation file `--locomo` names (without one, only its hostile inputs).
  *
  * `pnpm bench --compare a.json b.json`: how each figure of run b compares with run a, as it was measured and as a
  * share of each run's own baseline (which takes out how busy each machine was).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { type Figure, isRate, speedup, type Suite } from "./Bench.ts"
+import { type Figure, isRate, type Options, speedup, type Suite } from "./Bench.ts"
 /** Each suite, imported only when it runs (so one suite's broken import stops no other). */
 const suites: Record<string, () => Promise<Suite>> = {
   secret: async () => (await import("./secret.ts")).suite,
@@ -20,7 +21,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   transcript: async () => (await import("./transcript.ts")).suite,
   shapes: async () => (await import("./transcriptFormat.ts")).suite,
   tools: async () => (await import("./tools.ts")).suite,
-  cluster: async () => (await import("./cluster.ts")).suite
+  cluster: async () => (await import("./cluster.ts")).suite,
+  recall: async () => (await import("./recall.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))
@@ -36,11 +38,13 @@ const readRun = (file: string): { readonly at?: string; readonly figures: Readon
 
 /** Says what is wrong with the command line, and fails the command. */
 const usage = (problem: string) => {
-  console.error(`bench: ${problem}\nusage: pnpm bench [suite…] [--out file.json] | pnpm bench --compare a.json b.json`)
+  console.error(
+    `bench: ${problem}\nusage: pnpm bench [suite…] [--out file.json] [--locomo FILE] | pnpm bench --compare a.json b.json`
+  )
   process.exitCode = 2
 }
 
-const run = async (chosen: ReadonlyArray<string>, out: string) => {
+const run = async (chosen: ReadonlyArray<string>, out: string, options: Options) => {
   const unknown = chosen.filter((name) => !(name in suites))
   if (unknown.length > 0)
     return usage(`no such suite: ${unknown.join(", ")} (suites: ${Object.keys(suites).join(", ")})`)
@@ -49,7 +53,7 @@ const run = async (chosen: ReadonlyArray<string>, out: string) => {
     if (chosen.length > 0 && !chosen.includes(name)) continue
     process.stderr.write(`bench: ${name}\n`)
     const suite = await load()
-    figures.push(...(await suite()))
+    figures.push(...(await suite(options)))
   }
   console.table(
     figures.map((f) => {
@@ -111,9 +115,21 @@ if (at >= 0) {
   if (before === undefined || after === undefined) usage("--compare needs two files")
   else compare(before, after)
 } else {
-  const outAt = args.indexOf("--out")
-  const out = outAt >= 0 ? args[outAt + 1] : undefined
-  const chosen = args.filter((_, i) => outAt < 0 || (i !== outAt && i !== outAt + 1))
-  if (outAt >= 0 && out === undefined) usage("--out needs a file name")
-  else await run(chosen, out === undefined ? new URL("./results/latest.json", import.meta.url).pathname : resolve(out))
+  /** The value of `--flag`, where the command line gives it, and where it stands. */
+  const flag = (name: string) => {
+    const at = args.indexOf(name)
+    return { at, value: at >= 0 ? args[at + 1] : undefined }
+  }
+  const out = flag("--out")
+  const locomo = flag("--locomo")
+  const taken = new Set([out, locomo].flatMap(({ at }) => (at < 0 ? [] : [at, at + 1])))
+  const chosen = args.filter((_, i) => !taken.has(i))
+  if (out.at >= 0 && out.value === undefined) usage("--out needs a file name")
+  else if (locomo.at >= 0 && locomo.value === undefined) usage("--locomo needs a LoCoMo conversation file")
+  else
+    await run(
+      chosen,
+      out.value === undefined ? new URL("./results/latest.json", import.meta.url).pathname : resolve(out.value),
+      { locomo: locomo.value === undefined ? undefined : resolve(locomo.value) }
+    )
 }

@@ -239,14 +239,14 @@ describe("mneme recall (issue 9)", () => {
     return at
   }
 
-  it("takes several words without quotes: the entries sharing the most come first, those sharing none not at all", () => {
+  it("takes several words without quotes: the entries that mean the most to them first, those sharing none not at all", () => {
     const { run } = seeded()
-    // One search with the agent's recall tool (issue 12): ranked by the words shared, no longer each word required.
+    // One search with the agent's recall tool: ranked by what the words mean to the query, not each word required.
     assert.deepStrictEqual(
       ok(run("recall", "green", "tea"))
         .trimEnd()
         .split("\n"),
-      ["own   -  The user likes green tea", "own   -  Tea is served at noon", "team  -  Everyone drinks green juice"]
+      ["own  -  The user likes green tea", "own  -  Tea is served at noon"]
     )
     assert.deepStrictEqual(
       ok(run("recall", "TEA", "the"))
@@ -255,8 +255,36 @@ describe("mneme recall (issue 9)", () => {
       ["own  -  The user likes green tea", "own  -  Tea is served at noon"]
     )
     assert.strictEqual(ok(run("recall", "coffee", "tonic")), "no entry matches\n")
-    // A query with no word of 3 letters finds the entries that hold it as text.
+    // A query of stop words alone counts them; one of no word finds the entries that hold it as text.
     assert.strictEqual(ok(run("recall", "AT")), "own  -  Tea is served at noon\n")
+    assert.strictEqual(ok(run("recall", "J")), "team  -  Everyone drinks green juice\n")
+  })
+
+  it("finds an entry by another form of its words, a prefix of one, or the date it was added, with its score", () => {
+    const { memory, run } = folder()
+    // Memory as a person wrote it by hand, with the dates the entries were added.
+    mkdirSync(join(memory, "agents/default"), { recursive: true })
+    writeFileSync(
+      join(memory, "agents/default/MEMORY.md"),
+      [
+        "# Memory",
+        "",
+        "- Fennel Health deploys on Thursdays [added: 2026-05-14]",
+        "- The billing data lives in PostgreSQL 16 [added: 2026-03-02]",
+        "- The user likes green tea [added: 2026-01-10]",
+        "",
+        "## Index",
+        ""
+      ].join("\n")
+    )
+    const first = (...query: ReadonlyArray<string>) => JSON.parse(ok(run("recall", ...query, "--json"))).entries[0]
+    for (const query of [["deploy"], ["Thursday"], ["when", "do", "we", "deploy?"], ["in", "May", "2026"]]) {
+      assert.strictEqual(first(...query).text, "Fennel Health deploys on Thursdays", query.join(" "))
+    }
+    assert.strictEqual(first("postgres").text, "The billing data lives in PostgreSQL 16")
+    assert.strictEqual(first("2026-03-02").text, "The billing data lives in PostgreSQL 16")
+    assert.isAbove(first("deploy").score, 0)
+    assert.strictEqual(ok(run("recall", "deploy")), "own  -  Fennel Health deploys on Thursdays\n")
   })
 
   it("--team reads only team memory", () => {

@@ -1,12 +1,13 @@
 /**
- * Recall (SPEC 7): searching an agent's own and team memory, every entry of both (topics included), or reading one
- * topic whole, over the memory store. The agent's `recall` tool and `mneme recall` both call this one implementation;
- * the ranking is `Recall.search` (pure): the entries sharing the most words with the query first (SPEC 4.3), then the
- * newest, then as memory lists them.
+ * Recall: searching an agent's own and team memory, every entry of both (topics included), or reading one topic whole,
+ * over the memory store. The agent's `recall` tool and `mneme recall` both call this one implementation; the ranking
+ * is `Recall.search` (pure): the entries that mean the most to the query first, each with its score, none that shares
+ * nothing with it. Each file's search index is kept while the file is unchanged.
  */
 import { BadTopic, Entry, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
-import { Effect } from "effect"
+import { Clock, DateTime, Effect, Option } from "effect"
 import * as Candidates from "./internal/candidates.ts"
+import * as RecallIndex from "./internal/recallIndex.ts"
 import { MemoryStore, type ScopeView } from "./MemoryStore.ts"
 
 /** What to recall, and for which agent. */
@@ -18,6 +19,8 @@ export interface Input {
   readonly topic?: string | undefined
   /** Only team memory, not the agent's own. */
   readonly teamOnly?: boolean | undefined
+  /** Today's date (`YYYY-MM-DD`), which "last week" and "yesterday" in the query count from (`today`). */
+  readonly today?: string | undefined
 }
 
 /** An entry recalled: where it is, its text, and its metadata. */
@@ -29,6 +32,8 @@ export interface Found {
   readonly added: string | undefined
   readonly by: string | undefined
   readonly source: string | undefined
+  /** How much it means to the query; 0 where no query ranked it (every entry, a topic read whole). */
+  readonly score: number
 }
 
 /** What recall found. */
@@ -45,14 +50,23 @@ export interface Recalled {
 const candidates = (stored: ScopeView): Array<ReadonlyArray<Recall.Candidate>> =>
   stored.files.map((file) => Candidates.of(Scope.side(stored.scope), file))
 
-const found = (entry: Recall.Candidate): Found => ({
+const found = (entry: Recall.Candidate, score = 0): Found => ({
   scope: entry.scope,
   topic: entry.topic,
   text: entry.text,
   added: Entry.metaValue(entry.meta, "added"),
   by: Entry.metaValue(entry.meta, "by"),
-  source: Entry.metaValue(entry.meta, "source")
+  source: Entry.metaValue(entry.meta, "source"),
+  score
 })
+
+/** Today's date (`YYYY-MM-DD`) by the `Clock`, in `timeZone` (an IANA zone; UTC when it is none). */
+export const today = (timeZone: string): Effect.Effect<string> =>
+  Effect.map(Clock.currentTimeMillis, (millis) => {
+    const now = DateTime.makeUnsafe(millis)
+    const zone = DateTime.zoneMakeNamed(timeZone)
+    return DateTime.formatIsoDate(Option.isSome(zone) ? DateTime.setZone(now, zone.value) : now)
+  })
 
 /** The topic name of a topic file's path (`agents/ada/travel.md` → `travel`). */
 const topicOfPath = (file: string) => (file.split("/").pop() ?? "").slice(0, -".md".length)
@@ -88,7 +102,7 @@ const topicIn = (
 
 /**
  * Recalls what `input` asks for: with a topic, that topic's entries (own and team, or team only), all of them in the
- * order of their file when there is no query; otherwise the entries of every file of both scopes that match the
+ * order of their file when there is no query; otherwise the entries of every file of both scopes relevant to the
  * query, best first, within `limits` (unlimited by default).
  */
 export const recall = Effect.fn("MemoryRecall.recall")(function* (
@@ -102,7 +116,9 @@ export const recall = Effect.fn("MemoryRecall.recall")(function* (
   const all = scopes.flatMap(candidates)
   const lists = topic === undefined ? all : all.filter((list) => list[0]?.topic === topic)
   const query = input.query ?? ""
-  if (topic !== undefined && query.trim() === "") return { entries: lists.flat().map(found), more: false, topic }
-  const searched = Recall.search({ lists }, query, limits)
-  return { entries: searched.entries.map(found), more: searched.more, topic }
+  if (topic !== undefined && query.trim() === "") {
+    return { entries: lists.flat().map((entry) => found(entry)), more: false, topic }
+  }
+  const searched = Recall.search({ indexes: lists.map(RecallIndex.of) }, query, limits, { today: input.today })
+  return { entries: searched.entries.map((entry) => found(entry, entry.score)), more: searched.more, topic }
 })

@@ -135,7 +135,9 @@ export const Recalled = Schema.Struct({
   scope: Schema.Literals(["own", "team"]),
   topic: Schema.optionalKey(Schema.String),
   text: Schema.String,
-  added: Schema.optionalKey(Schema.String)
+  added: Schema.optionalKey(Schema.String),
+  /** How much it means to the query, for a search (higher is more). */
+  score: Schema.optionalKey(Schema.Number)
 })
 
 /** What `recall` answers: a sentence saying what it found, the entries, best first, and whether more match. */
@@ -186,8 +188,9 @@ export const ForgetTool = Tool.make("forget", {
 /** `recall`: searches own and team memory, or reads a topic whole. */
 export const RecallTool = Tool.make("recall", {
   description:
-    "Search all of long-term memory, the agent's own and the team's, topics included: the entries sharing the most " +
-    "words with query first, then the newest. With topic (and no query), read that topic whole.",
+    "Search all of long-term memory, the agent's own and the team's, topics included: only the entries that matter " +
+    "to query (its names, rare words and dates count most), best first, each with its score. With topic (and no " +
+    "query), read that topic whole.",
   parameters: Schema.Struct({
     query: optional(Schema.String).annotate({ description: "Words to search for" }),
     topic: optional(Schema.String).annotate({ description: "A topic to read whole, or to search in" })
@@ -269,7 +272,8 @@ const recalledEntry = (entry: MemoryRecall.Found, mask: (text: string) => string
   scope: entry.scope,
   text: mask(entry.text),
   ...(entry.topic === undefined ? {} : { topic: entry.topic }),
-  ...(entry.added === undefined ? {} : { added: entry.added })
+  ...(entry.added === undefined ? {} : { added: entry.added }),
+  ...(entry.score === 0 ? {} : { score: Math.round(entry.score * 100) / 100 })
 })
 
 /** What a recall found, in a sentence. */
@@ -418,8 +422,9 @@ export const layer = MemoryTools.toLayer(
       recall: Effect.fn("MemoryTools.recall")(function* (params) {
         const turn = yield* CurrentTurn
         const query = given(params.query) ?? ""
+        const today = yield* MemoryRecall.today(settings.timeZone)
         const recalled = yield* MemoryRecall.recall(
-          { agentId: turn.agentId, query, topic: given(params.topic) },
+          { agentId: turn.agentId, query, topic: given(params.topic), today },
           limits
         ).pipe(Effect.provideService(MemoryStore, store), Effect.mapError(refusal))
         return {

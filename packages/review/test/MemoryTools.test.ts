@@ -7,6 +7,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { type MemoryConfig, Scope } from "@mneme/core"
 import { Effect, FileSystem, Layer, Path, Ref } from "effect"
+import { TestClock } from "effect/testing"
 import { MemoryRoot } from "../src/MemoryRoot.ts"
 import { MemoryStore } from "../src/MemoryStore.ts"
 import * as MemoryPrompt from "../src/MemoryPrompt.ts"
@@ -279,20 +280,28 @@ describe("recall", () => {
     yield* add(Scope.own("bob"), "Bob's user likes green tea too", "2026-05-01")
   })
 
-  it.effect("searches own and team memory, topics included: the most shared words first, then the newest", () =>
+  it.effect("searches own and team memory, topics included: the most relevant first, each with its score", () =>
     Effect.gen(function* () {
       yield* seed
-      const found = success<Recalled>(yield* call("ada", "recall", { query: "green tea" }))
+      const found = success<Recalled>(yield* call("ada", "recall", { query: "green" }))
       assert.deepStrictEqual(
         found.entries.map((entry) => [entry.scope, entry.topic ?? null, entry.text, entry.added]),
         [
-          ["own", "travel", "Kyoto in spring, with green tea fields", "2026-03-01"],
+          ["team", null, "Everyone drinks green juice", "2026-05-01"],
           ["own", null, "The user likes green tea", "2026-01-01"],
-          ["team", null, "Everyone drinks green juice", "2026-05-01"]
+          ["own", "travel", "Kyoto in spring, with green tea fields", "2026-03-01"]
         ]
       )
+      const scores = found.entries.map((entry) => entry.score ?? 0)
+      assert.isTrue(scores.every((score, i) => score > 0 && (i === 0 || score <= scores[i - 1]!)))
       assert.isFalse(found.more)
-      assert.strictEqual(found.message, '3 entries match "green tea", the most related first')
+      assert.strictEqual(found.message, '3 entries match "green", the most related first')
+      // "green" in all three, "tea" in two: an entry with only the commoner word is not relevant beside them.
+      const tea = success<Recalled>(yield* call("ada", "recall", { query: "green tea" }))
+      assert.deepStrictEqual(
+        tea.entries.map((entry) => entry.text),
+        ["The user likes green tea", "Kyoto in spring, with green tea fields"]
+      )
       const none = success<Recalled>(yield* call("ada", "recall", { query: "chess" }))
       assert.deepStrictEqual(none, { message: 'no entry matches "chess"', entries: [], more: false })
     }).pipe(Effect.provide(layer()))
@@ -301,15 +310,15 @@ describe("recall", () => {
   it.effect("gives at most recallResultsMax entries within recallBudget, saying when more match", () =>
     Effect.gen(function* () {
       yield* seed
-      const found = success<Recalled>(yield* call("ada", "recall", { query: "green tea" }))
+      const found = success<Recalled>(yield* call("ada", "recall", { query: "green" }))
       assert.deepStrictEqual(
         found.entries.map((entry) => entry.text),
-        ["Kyoto in spring, with green tea fields", "The user likes green tea"]
+        ["Everyone drinks green juice", "The user likes green tea"]
       )
       assert.isTrue(found.more)
       assert.strictEqual(
         found.message,
-        'the 2 entries most related to "green tea"; more match: narrow the query, or read a topic'
+        'the 2 entries most related to "green"; more match: narrow the query, or read a topic'
       )
       const newest = success<Recalled>(yield* call("ada", "recall", {}))
       assert.deepStrictEqual(
@@ -318,6 +327,49 @@ describe("recall", () => {
       )
       assert.strictEqual(newest.message, "the 2 entries newest; there are more: search with a query, or read a topic")
     }).pipe(Effect.provide(layer({ recallResultsMax: 2, recallBudget: 1_000 })))
+  )
+
+  it.effect("finds an entry by another form of its words, a prefix of one, and the date it was added", () =>
+    Effect.gen(function* () {
+      yield* agents
+      const store = yield* MemoryStore
+      yield* store.add({
+        scope: Scope.own("ada"),
+        text: "Fennel Health deploys on Thursdays",
+        meta: [["added", "2026-05-14"]],
+        actor: "test"
+      })
+      yield* store.add({
+        scope: Scope.team,
+        topic: "infra",
+        text: "The billing data lives in PostgreSQL 16",
+        meta: [["added", "2026-03-02"]],
+        actor: "test"
+      })
+      yield* store.add({
+        scope: Scope.own("ada"),
+        text: "The user likes green tea",
+        meta: [["added", "2026-01-10"]],
+        actor: "test"
+      })
+      const first = Effect.fnUntraced(function* (query: string) {
+        const found = success<Recalled>(yield* call("ada", "recall", { query }))
+        assert.isAbove(found.entries[0]?.score ?? 0, 0, query)
+        return found.entries[0]?.text
+      })
+      for (const query of ["deploy", "Thursday", "When do we deploy?", "What did I note in May 2026?"]) {
+        assert.strictEqual(yield* first(query), "Fennel Health deploys on Thursdays", query)
+      }
+      assert.strictEqual(yield* first("postgres"), "The billing data lives in PostgreSQL 16")
+      // Today is 2026-05-15 by the clock, in the configured zone: "yesterday" is the 14th.
+      yield* TestClock.setTime(Date.UTC(2026, 4, 15, 12))
+      assert.strictEqual(yield* first("anything yesterday?"), "Fennel Health deploys on Thursdays")
+      yield* TestClock.setTime(Date.UTC(2026, 4, 20, 12))
+      assert.deepStrictEqual(
+        success<Recalled>(yield* call("ada", "recall", { query: "anything yesterday?" })).entries,
+        []
+      )
+    }).pipe(Effect.provide(layer({ timeZone: "UTC" })))
   )
 
   it.effect("reads a topic whole, in the order of its file; a topic that is not there names those that are", () =>

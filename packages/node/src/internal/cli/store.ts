@@ -3,7 +3,7 @@
  * team's memory. A match that names nothing where it was looked for says where else in memory it would name one.
  * `recall` is `MemoryRecall`, the search the agent's `recall` tool makes, with no limit on what it shows.
  */
-import { Match, NoMatch, Scope, Topic } from "@mneme/core"
+import { Match, MemoryConfig, NoMatch, Scope, Topic } from "@mneme/core"
 import { MemoryRecall, MemoryStore } from "@mneme/review"
 import { Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -161,7 +161,7 @@ export const recall = Command.make(
   "recall",
   {
     query: textArgument("words").pipe(
-      Argument.withDescription("Words to search for, no quotes needed: the entries sharing the most come first"),
+      Argument.withDescription("Words to search for, no quotes needed: the entries that matter most to them first"),
       Argument.variadic()
     ),
     topic: textFlag("topic").pipe(
@@ -174,11 +174,13 @@ export const recall = Command.make(
   Effect.fn("mneme.recall")(function* (input) {
     const global = yield* mneme
     const out = yield* output
+    const { timeZone } = yield* MemoryConfig.MemoryConfig
     const { entries } = yield* MemoryRecall.recall({
       agentId: global.agent,
       query: input.query.join(" "),
       topic: Option.getOrUndefined(input.topic),
-      teamOnly: input.team
+      teamOnly: input.team,
+      today: yield* MemoryRecall.today(timeZone)
     })
     if (out.json) {
       return yield* printJson({
@@ -189,7 +191,8 @@ export const recall = Command.make(
           text: entry.text,
           added: entry.added ?? null,
           by: entry.by ?? null,
-          source: entry.source ?? null
+          source: entry.source ?? null,
+          score: entry.score === 0 ? null : Math.round(entry.score * 100) / 100
         }))
       })
     }
