@@ -136,6 +136,32 @@ describe("mneme show --sources", () => {
     assert.include(run.stdout, "    - Marco has no source\n\nTeam memory")
   })
 
+  it("reads the MCP server's conversation logs in the memory folder as such a folder", () => {
+    const { memory } = setUp()
+    const logs = join(memory, "conversations")
+    mkdirSync(logs, { recursive: true })
+    writeFileSync(
+      join(logs, "chat-9.jsonl"),
+      [
+        { seq: 1, who: "user", text: "Hello", agent: "default" },
+        { seq: 2, who: "user", text: "I moved to Lisbon", agent: "default" }
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n") + "\n"
+    )
+    mkdirSync(join(memory, "agents/default"), { recursive: true })
+    writeFileSync(
+      join(memory, "agents/default/MEMORY.md"),
+      "# Memory\n\n- The user moved to Lisbon [source: chat-9 #2]\n\n## Index\n"
+    )
+    const run = mneme(["show", "--memory", memory, "--sources", "--transcripts", logs])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(
+      run.stdout,
+      `    - The user moved to Lisbon  [source: chat-9 #2]\n      chat-9 #2  user: "I moved to Lisbon"\n`
+    )
+  })
+
   it("needs --transcripts DIR: without it, a usage error that says where the lines are read from", () => {
     const { memory } = setUp()
     const run = mneme(["show", "--memory", memory, "--sources"])
