@@ -7,7 +7,7 @@
  */
 import { MemoryConfig, type Lines, type TranscriptError } from "@mneme/core"
 import { Transcript } from "@mneme/review"
-import { Effect, FileSystem, Path, Result, type Scope, Stream } from "effect"
+import { Effect, FileSystem, Option, Path, Result, type Scope, Stream } from "effect"
 import * as FileTranscript from "../FileTranscript.ts"
 
 /** One anchor of a source: as written, and the transcript and line it names where it reads as `<name> #<seq>`. */
@@ -33,14 +33,18 @@ export const anchorsOf = (source: string): ReadonlyArray<Anchor> =>
         : { anchor, name: undefined, seq: undefined }
     })
 
-/** The JSONL transcripts of `dir` (not its sub-folders), by name: each file's base name without `.jsonl`. */
-export const transcriptsIn = Effect.fnUntraced(function* (dir: string) {
+/**
+ * The JSONL transcripts of `dir` (not its sub-folders), by name: each file's base name without `.jsonl`. A name that
+ * cannot be looked at (a dangling link) is left out; a folder that cannot be listed fails.
+ */
+const transcriptsIn = Effect.fnUntraced(function* (dir: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const files = new Map<string, string>()
   for (const name of (yield* fs.readDirectory(dir)).filter((name) => name.endsWith(".jsonl")).sort()) {
     const file = path.resolve(dir, name)
-    if ((yield* fs.stat(file)).type === "File") files.set(FileTranscript.labelOf(path, file), file)
+    const info = yield* Effect.option(fs.stat(file))
+    if (Option.isSome(info) && info.value.type === "File") files.set(FileTranscript.labelOf(path, file), file)
   }
   return files as ReadonlyMap<string, string>
 })
@@ -76,8 +80,6 @@ export const problemOf = (anchor: Anchor, found: Exclude<Found, { _tag: "Line" }
 
 /** A reader of the lines sources cite, over a folder of transcripts. */
 export interface Reader {
-  /** The folder's transcripts, by name. */
-  readonly files: ReadonlyMap<string, string>
   /** The line an anchor names, with up to `window` lines either side of it, or why there is none. */
   readonly find: (
     anchor: Anchor,
@@ -114,6 +116,7 @@ export const reader = Effect.fnUntraced(function* (dir: string) {
     return open(file).pipe(
       Effect.flatMap((source) =>
         Effect.gen(function* () {
+          // A transcript file's ports read from a cursor both ways (`newestUpTo`, `oldestAfter`).
           const transcript = yield* Transcript.Transcript
           const upTo = yield* Stream.runCollect(Stream.take(transcript.newestUpTo!(file, seq), window + 1))
           const line = upTo[0]?.seq === seq ? upTo[0] : undefined
@@ -125,5 +128,5 @@ export const reader = Effect.fnUntraced(function* (dir: string) {
       Effect.catch((error) => Effect.succeed<Found>({ _tag: "Unreadable", file, reason: error.message }))
     )
   }
-  return { files, find } satisfies Reader
+  return { find } satisfies Reader
 })
