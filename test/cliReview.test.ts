@@ -575,8 +575,14 @@ describe("mneme review --members: a group conversation", () => {
     assert.include(run.stderr, "ada: pass 1: read to #4 of #4 (1 model call): 1 added, 0 edited, 0 removed")
     assert.include(run.stderr, "bob: pass 1: read to #4 of #4 (1 model call): 0 added, 0 edited, 0 removed")
     // Each member's request shows its own lines as itself and the other's by name.
-    assert.include(run.stderr, 'agent "ada": "Booked the 9:10 train."\nother "bob": "Found a hotel near the station."')
-    assert.include(run.stderr, 'other "ada": "Booked the 9:10 train."\nagent "bob": "Found a hotel near the station."')
+    assert.include(
+      run.stderr,
+      '[2] agent "ada": "Booked the 9:10 train."\n[3] other "bob": "Found a hotel near the station."'
+    )
+    assert.include(
+      run.stderr,
+      '[2] other "ada": "Booked the 9:10 train."\n[3] agent "bob": "Found a hotel near the station."'
+    )
     assert.include(run.stdout, "Reviewed group for ada: 1 pass (1 model call), cursor at #4 of #4")
     assert.include(
       readFileSync(join(dir, "memory/agents/ada/MEMORY.md"), "utf8"),

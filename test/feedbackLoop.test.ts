@@ -14,7 +14,7 @@ import * as Kit from "./reviewKit.ts"
 
 const memoryFile = "agents/a1/MEMORY.md"
 
-/** The new lines a request shows, as `[label, text]`. */
+/** The new lines a request shows, each numbered (`[3] user: "…"`), as `[label, text]`. */
 const newLines = (request: string) => {
   const start = request.indexOf("## New lines (oldest first)\n")
   const end = request.indexOf("\n\n", start)
@@ -23,8 +23,10 @@ const newLines = (request: string) => {
     .split("\n")
     .slice(1, -1)
     .map((line) => {
+      const numbered = /^\[\d+\] /.exec(line)
+      assert.isNotNull(numbered, line)
       const at = line.indexOf(': "')
-      return [line.slice(0, at), JSON.parse(line.slice(at + 2)) as string] as const
+      return [line.slice(numbered![0].length, at), JSON.parse(line.slice(at + 2)) as string] as const
     })
 }
 

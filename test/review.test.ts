@@ -1019,8 +1019,8 @@ describe("the settings in force when the layer is built hold on every path of th
       check: Effect.map(lastRequest, (request) => {
         const said = newLines(request)
           .split("\n")
-          .find((row) => row.startsWith("user: "))
-          ?.slice(6)
+          .find((row) => row.startsWith("[1] user: "))
+          ?.slice(10)
         assert.strictEqual(JSON.parse(said!).length, 100)
         assert.match(said!, /^"I like very .* \[…\] .* very strong tea"$/)
       })

@@ -22,14 +22,36 @@ const EntryNumber = Schema.Union([
   )
 ])
 
+/**
+ * The lines of the request a fact comes from: one line number, or a non-empty list of them, each a whole number ≥ 1
+ * as an entry number is given (a JSON number or a string of decimal digits); read as a list.
+ */
+const LineNumbers = Schema.Union([EntryNumber, Schema.Array(EntryNumber).check(Schema.isMinLength(1))])
+  .annotate({ description: "the number of the request's line the fact comes from, or a list of them" })
+  .pipe(
+    Schema.decodeTo(
+      Schema.Array(Positive),
+      SchemaTransformation.transform({
+        decode: (from) => (typeof from === "number" ? [from] : from),
+        encode: (from) => from
+      })
+    )
+  )
+
 const ChangeSchema = Schema.Union([
   Schema.Struct({
     op: Schema.Literal("add"),
     text: Schema.NonEmptyString,
     topic: Schema.optionalKey(Schema.String),
-    team: Schema.optionalKey(Schema.Boolean)
+    team: Schema.optionalKey(Schema.Boolean),
+    from: Schema.optionalKey(LineNumbers)
   }),
-  Schema.Struct({ op: Schema.Literal("edit"), entry: EntryNumber, text: Schema.NonEmptyString }),
+  Schema.Struct({
+    op: Schema.Literal("edit"),
+    entry: EntryNumber,
+    text: Schema.NonEmptyString,
+    from: Schema.optionalKey(LineNumbers)
+  }),
   Schema.Struct({ op: Schema.Literal("remove"), entry: EntryNumber })
 ]).annotate({ expected: `a change whose "op" is "add", "edit" or "remove"` })
 
@@ -48,7 +70,11 @@ const decodeText = Schema.decodeUnknownEffect(Schema.fromJsonString(AnswerSchema
 /** Decodes the answer's JSON value. */
 const decodeValue = Schema.decodeUnknownEffect(AnswerSchema)
 
-/** One change the model asks for; `entry` numbers the entries the review listed, from 1. */
+/**
+ * One change the model asks for; `entry` numbers the entries the review listed, from 1, and `from` (on an add or an
+ * edit) the lines the request showed, from 1: the lines the fact comes from. A malformed `from` fails the answer as a
+ * malformed `entry` does; whether the request showed the lines it numbers is the review's to judge.
+ */
 export type Change = typeof ChangeSchema.Type
 
 const digits = /^[0-9]+$/
@@ -59,9 +85,29 @@ const entryNumber = (value: unknown): number => {
   return typeof number === "number" && Number.isSafeInteger(number) && number >= 1 ? number : 0
 }
 
+/** Line numbers as `LineNumbers` reads them (absent stays absent), or `null` where they would fail. */
+const lineNumbers = (value: unknown): ReadonlyArray<number> | undefined | null => {
+  if (value === undefined) return undefined
+  if (!Array.isArray(value)) {
+    const number = entryNumber(value)
+    return number === 0 ? null : [number]
+  }
+  if (value.length === 0) return null
+  const numbers: Array<number> = []
+  for (const item of value) {
+    const number = entryNumber(item)
+    if (number === 0) return null
+    numbers.push(number)
+  }
+  return numbers
+}
+
 /** Whether `value` is a JSON object (not null, not a list). */
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** An `add` as the schema decodes it, built key by key in the schema's order. */
+type Add = { -readonly [K in keyof Extract<Change, { op: "add" }>]: Extract<Change, { op: "add" }>[K] }
 
 /**
  * The changes of a JSON value as `AnswerSchema` decodes them, read by hand: the fast path for an answer that is well
@@ -82,24 +128,22 @@ const wellFormed = (json: unknown): ReadonlyArray<Change> | undefined => {
       continue
     }
     if (typeof text !== "string" || text === "") return undefined
+    const from = lineNumbers(change.from)
+    if (from === null) return undefined
     if (op === "edit") {
       const number = entryNumber(entry)
       if (number === 0) return undefined
-      changes.push({ op, entry: number, text })
+      changes.push(from === undefined ? { op, entry: number, text } : { op, entry: number, text, from })
     } else if (op === "add") {
       const { topic, team } = change
       if ((topic !== undefined && typeof topic !== "string") || (team !== undefined && typeof team !== "boolean")) {
         return undefined
       }
-      changes.push(
-        topic === undefined
-          ? team === undefined
-            ? { op, text }
-            : { op, text, team }
-          : team === undefined
-            ? { op, text, topic }
-            : { op, text, topic, team }
-      )
+      const add: Add = { op, text }
+      if (topic !== undefined) add.topic = topic
+      if (team !== undefined) add.team = team
+      if (from !== undefined) add.from = from
+      changes.push(add)
     } else return undefined
   }
   return changes

@@ -84,6 +84,64 @@ describe("Answer.parse", () => {
     )
   }
 
+  it.effect("reads `from` on an add or an edit as a list of line numbers, given as numbers or digit strings", () =>
+    Effect.gen(function* () {
+      const changes = yield* Answer.parse(
+        answerOf(
+          { op: "add", text: "Marco is a backend developer", from: 1 },
+          { op: "add", text: "Marco lives in Turin", topic: "home", from: ["3", 5] },
+          { op: "edit", entry: 2, text: "Marco drinks espresso", from: "007" },
+          { op: "edit", entry: 1, text: "Marco codes in Go", from: [4, 4, 2] },
+          { op: "add", text: "Marco has a cat" }
+        )
+      )
+      assert.deepStrictEqual(changes, [
+        { op: "add", text: "Marco is a backend developer", from: [1] },
+        { op: "add", text: "Marco lives in Turin", topic: "home", from: [3, 5] },
+        { op: "edit", entry: 2, text: "Marco drinks espresso", from: [7] },
+        { op: "edit", entry: 1, text: "Marco codes in Go", from: [4, 4, 2] },
+        { op: "add", text: "Marco has a cat" }
+      ])
+    })
+  )
+
+  it.effect("ignores `from` on a remove, as any key a remove does not have", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* Answer.parse(answerOf({ op: "remove", entry: 2, from: "nonsense" })), [
+        { op: "remove", entry: 2 }
+      ])
+    })
+  )
+
+  const badFroms: ReadonlyArray<readonly [string, unknown, string]> = [
+    ["[]", [], "changes[1].from: expected a value with a length of at least 1"],
+    ["0", 0, "changes[1].from: expected a value greater than or equal to 1"],
+    ["[0]", [0], "changes[1].from[0]: expected a value greater than or equal to 1"],
+    ["[2, -1]", [2, -1], "changes[1].from[1]: expected a value greater than or equal to 1"],
+    ['"0x10"', "0x10", "changes[1].from: expected a string matching the RegExp ^[0-9]+$"],
+    ['"L3"', "L3", "changes[1].from: expected a string matching the RegExp ^[0-9]+$"],
+    ['["3", " 4 "]', ["3", " 4 "], "changes[1].from[1]: expected a string matching the RegExp ^[0-9]+$"],
+    ["1.5", 1.5, "changes[1].from: expected an integer"],
+    ["null", null, "changes[1].from: expected number | string | array"],
+    ["true", true, "changes[1].from: expected number | string | array"],
+    ["[[1]]", [[1]], "changes[1].from[0]: expected number | string"],
+    ['{"line": 1}', { line: 1 }, "changes[1].from: expected number | string | array"]
+  ]
+  for (const [name, from, reason] of badFroms) {
+    for (const op of ["add", "edit"] as const) {
+      it.effect(`fails the whole answer on an ${op} from ${name}`, () =>
+        Effect.gen(function* () {
+          const change = op === "add" ? { op, text: "Likes tea", from } : { op, entry: 1, text: "Likes tea", from }
+          const answer = answerOf({ op: "remove", entry: 1 }, change)
+          const error = yield* Effect.flip(Answer.parse(answer))
+          assert.strictEqual(error._tag, "MalformedAnswer")
+          assert.strictEqual(error.reason, reason)
+          assert.strictEqual(error.excerpt, answer.slice(0, 120))
+        })
+      )
+    }
+  }
+
   it.effect("fails on a JSON number beyond the safe integer range, as written in the answer", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Answer.parse('{"changes":[{"op":"remove","entry":9007199254740993}]}'))
@@ -205,6 +263,9 @@ const bySchema = (answer: string): { readonly changes: unknown } | { readonly re
 
 /** Values of every kind for each field of a change, well formed or not. */
 const anything = fc.constantFrom<unknown>("", "a", "Likes tea", 0, 1, 3, -1, 1.5, true, false, null, [3], {}, "x y")
+/** Line numbers as a change's `from` gives them: one, or a list, as numbers or digit strings. */
+const lineNumber = fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom("3", "007"))
+const lineNumbers = fc.oneof(lineNumber, fc.array(lineNumber, { minLength: 1, maxLength: 4 }))
 const wellFormedChange = fc.oneof(
   fc.record(
     {
@@ -212,11 +273,20 @@ const wellFormedChange = fc.oneof(
       text: fc.constantFrom("Likes tea", "茶", " "),
       topic: fc.constantFrom("travel", "Travel Plans", ""),
       team: fc.boolean(),
+      from: lineNumbers,
       why: anything
     },
     { requiredKeys: ["op", "text"] }
   ),
-  fc.record({ op: fc.constant("edit"), entry: fc.oneof(fc.nat(40), fc.constantFrom("3", "007")), text: fc.string() }),
+  fc.record(
+    {
+      op: fc.constant("edit"),
+      entry: fc.oneof(fc.nat(40), fc.constantFrom("3", "007")),
+      text: fc.string(),
+      from: lineNumbers
+    },
+    { requiredKeys: ["op", "entry", "text"] }
+  ),
   fc.record({
     op: fc.constant("remove"),
     entry: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom("3", "007"))
@@ -234,6 +304,7 @@ const anyChange = fc.record(
     ),
     topic: fc.oneof(fc.constantFrom("travel", "Travel Plans"), anything),
     team: fc.oneof(fc.boolean(), anything),
+    from: fc.oneof(lineNumbers, fc.constantFrom<unknown>([], [0], ["3", " 4 "], [[2]], "0x10"), anything),
     why: anything
   },
   { requiredKeys: [] }
@@ -322,7 +393,7 @@ describe("Answer.parse, read fast where the answer is well formed", () => {
 /** Whether `value` satisfies `schema`, for the few JSON Schema keywords the answer's document uses (and no other). */
 const satisfies = (schema: Readonly<Record<string, unknown>>, value: unknown): boolean => {
   const known = ["type", "properties", "required", "additionalProperties", "items", "anyOf", "enum"]
-  const checks = ["minLength", "minimum", "maximum", "pattern"]
+  const checks = ["minLength", "minimum", "maximum", "pattern", "minItems", "description"]
   for (const key of Object.keys(schema)) assert.include([...known, ...checks], key, "a keyword this check reads")
   const isRecord = typeof value === "object" && value !== null && !Array.isArray(value)
   const types: Record<string, boolean> = {
@@ -343,6 +414,7 @@ const satisfies = (schema: Readonly<Record<string, unknown>>, value: unknown): b
     if (typeof schema.minimum === "number" && value < schema.minimum) return false
     if (typeof schema.maximum === "number" && value > schema.maximum) return false
   }
+  if (Array.isArray(value) && typeof schema.minItems === "number" && value.length < schema.minItems) return false
   if (Array.isArray(value) && schema.items !== undefined) {
     if (!value.every((item) => satisfies(schema.items as Record<string, unknown>, item))) return false
   }
@@ -376,9 +448,32 @@ describe("Answer.jsonSchema", () => {
       { changes: [{ op: "add", text: "" }] },
       { changes: [{ op: "edit", entry: 0, text: "x" }] },
       { changes: [{ op: "remove", entry: "0x10" }] },
-      { changes: [{ op: "add", text: "x", team: "yes" }] }
+      { changes: [{ op: "add", text: "x", team: "yes" }] },
+      { changes: [{ op: "add", text: "x", from: [] }] },
+      { changes: [{ op: "add", text: "x", from: 0 }] },
+      { changes: [{ op: "edit", entry: 1, text: "x", from: ["L3"] }] },
+      { changes: [{ op: "edit", entry: 1, text: "x", from: null }] }
     ]) {
       assert.isFalse(satisfies(Answer.jsonSchema.schema, value), JSON.stringify(value))
+    }
+  })
+
+  it("has `from` on an add and an edit: a line number, or a non-empty list of them", () => {
+    const [add, edit, remove] = (
+      (Answer.jsonSchema.schema.properties as Record<string, Record<string, unknown>>).changes!.items as {
+        readonly anyOf: ReadonlyArray<{ readonly properties: Record<string, Record<string, unknown>> }>
+      }
+    ).anyOf
+    const entry = edit!.properties.entry
+    const from = { anyOf: [...(entry!.anyOf as ReadonlyArray<unknown>), { type: "array", items: entry, minItems: 1 }] }
+    assert.deepInclude(add!.properties.from, from)
+    assert.deepInclude(edit!.properties.from, from)
+    assert.isUndefined(remove!.properties.from)
+    for (const value of [3, "3", [1, "2"]]) {
+      assert.isTrue(satisfies(Answer.jsonSchema.schema, { changes: [{ op: "add", text: "x", from: value }] }))
+      assert.isTrue(
+        satisfies(Answer.jsonSchema.schema, { changes: [{ op: "edit", entry: 1, text: "x", from: value }] })
+      )
     }
   })
 })

@@ -164,6 +164,22 @@ it.effect("structured output sends the answer's JSON Schema (the one Answer.pars
     })
     assert.deepStrictEqual(object!.response_format, { type: "json_object" })
     assert.isFalse("response_format" in off!)
+    // The schema sent asks for the lines an add or an edit comes from: a line number, or a non-empty list of them.
+    const sent = JSON.parse(JSON.stringify(schema!.response_format)).json_schema.schema.properties.changes.items.anyOf
+    const ops = sent.map((change: { properties: Record<string, { enum?: Array<string> }> }) => [
+      change.properties.op!.enum![0],
+      Object.keys(change.properties).includes("from")
+    ])
+    assert.deepStrictEqual(ops, [
+      ["add", true],
+      ["edit", true],
+      ["remove", false]
+    ])
+    assert.deepStrictEqual(
+      sent[0].properties.from.anyOf.map((option: { type: string }) => option.type),
+      ["integer", "string", "array"]
+    )
+    assert.strictEqual(sent[1].properties.from.anyOf[2].minItems, 1)
   })
 )
 

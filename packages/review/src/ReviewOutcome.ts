@@ -178,6 +178,12 @@ export const warnings = {
   leftOut: "memory review left out entries memory cannot keep",
   /** A change was skipped: its entry has gone, or it is not allowed (annotations: `change`, `reason`). */
   skipped: "memory review skipped a change",
+  /**
+   * An answer's change named a line the request did not show as the line its fact comes from: that number is ignored,
+   * and where it named no line shown, the entry cites the newest user line the model saw (annotations: `change`,
+   * `lines`, `shown`, `source`).
+   */
+  unshownLine: "memory review ignored a line number the request did not show",
   /** A topic file could not be read: the review went on without it (annotations: `file`, `reason`). */
   unreadable: "memory review left out a topic file it could not read",
   /** Topic files that MEMORY.md's index does not link (annotations: `files`). */

@@ -333,7 +333,7 @@ describe("planning the changes of an answer", () => {
     shown,
     own,
     team,
-    anchor: "c #9",
+    sources: ["c #9", "c #9", "c #9"],
     settings: MemoryConfig.defaults
   })
 
@@ -388,6 +388,17 @@ describe("planning the changes of an answer", () => {
     const [denied, add] = planned
     assert.strictEqual(denied?._tag === "Skip" ? denied.error.message : "", `the agent "a1" may not change team memory`)
     assert.deepStrictEqual(add?._tag === "Store" ? add.input.scope : undefined, Scope.own("a1"))
+  })
+
+  it("each change cites its own source, given in the answer's order", () => {
+    const planned = Apply.plan({ ...context(true), sources: ["c #1", "c #2, c #3"] }, [
+      { op: "add", text: "Likes maps", from: [1] },
+      { op: "edit", entry: 1, text: "Likes coffee", from: [2, 3] }
+    ])
+    assert.deepStrictEqual(
+      planned.map((p) => (p._tag === "Store" && p.input.op !== "remove" ? p.input.meta : undefined)),
+      [[["source", "c #1"]], [["source", "c #2, c #3"]]]
+    )
   })
 
   it("an entry an earlier change of the answer named is gone: skipped as NoMatch", () => {

@@ -63,23 +63,26 @@ export interface Done {
   readonly failure: ApplyFailure | undefined
 }
 
-/** What the plan of an answer needs: who, the entries listed and the scopes they were read from, the anchor. */
+/**
+ * What the plan of an answer needs: who, the entries listed and the scopes they were read from, and the source each
+ * change cites (in the answer's order).
+ */
 export interface Context {
   readonly agent: AgentInfo
   readonly shown: ReadonlyArray<Selection.Shown>
   readonly own: StoredScope
   readonly team: StoredScope
-  readonly anchor: string
+  readonly sources: ReadonlyArray<string>
   readonly settings: Lines.CutSettings
 }
 
 const actor = { actor: "review", auto: true } as const
 
-/** `meta` with `source` set to `anchor`, kept in place when present. */
-const withSource = (meta: Entry.Metadata, anchor: string): Entry.Metadata =>
+/** `meta` with `source` set, kept in place when present. */
+const withSource = (meta: Entry.Metadata, source: string): Entry.Metadata =>
   meta.some(([key]) => key === "source")
-    ? meta.map(([key, value]) => [key, key === "source" ? anchor : value] as const)
-    : [...meta, ["source", anchor] as const]
+    ? meta.map(([key, value]) => [key, key === "source" ? source : value] as const)
+    : [...meta, ["source", source] as const]
 
 const topicOf = (topic: string | undefined) => (topic === undefined ? {} : { topic })
 
@@ -92,8 +95,8 @@ const fileOf = (context: Context, side: "own" | "team", topic: string | undefine
   (side === "own" ? context.own : context.team).files.find((file) => file.topic === topic)?.file ?? ""
 
 /** Plans an `add`: to team memory only where the agent may write it, to its own otherwise. */
-const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>): Planned => {
-  const { agent, anchor } = context
+const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>, source: string): Planned => {
+  const { agent } = context
   const team = change.team === true && agent.mayWriteTeam
   return {
     _tag: "Store",
@@ -105,10 +108,10 @@ const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>
       text: change.text,
       meta: team
         ? [
-            ["source", anchor],
+            ["source", source],
             ["by", agent.id]
           ]
-        : [["source", anchor]],
+        : [["source", source]],
       ...actor
     },
     landed: (outcome) => ({
@@ -125,7 +128,8 @@ const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>
 const planNumbered = (
   context: Context,
   change: Exclude<Answer.Change, { op: "add" }>,
-  earlier: ReadonlyArray<Answer.Change>
+  earlier: ReadonlyArray<Answer.Change>,
+  source: string
 ): Planned => {
   const entry = context.shown[change.entry - 1]
   if (entry === undefined) {
@@ -150,7 +154,7 @@ const planNumbered = (
           match: entry.text,
           exact: true,
           text: change.text,
-          meta: withSource(entry.meta, context.anchor),
+          meta: withSource(entry.meta, source),
           ...actor
         },
         landed: () => ({ _tag: "Edited", entry: { ...listed, before: entry.text, text: change.text } })
@@ -166,7 +170,9 @@ const planNumbered = (
 /** The plan of an answer's changes, in order (pure). */
 export const plan = (context: Context, changes: ReadonlyArray<Answer.Change>): ReadonlyArray<Planned> =>
   changes.map((change, i) =>
-    change.op === "add" ? planAdd(context, change) : planNumbered(context, change, changes.slice(0, i))
+    change.op === "add"
+      ? planAdd(context, change, context.sources[i]!)
+      : planNumbered(context, change, changes.slice(0, i), context.sources[i]!)
   )
 
 /** A change skipped, with its reason masked for secrets (it may quote an entry a person wrote). */

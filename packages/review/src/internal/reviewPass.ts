@@ -26,6 +26,7 @@ import type { ReviewModel } from "../ReviewModel.ts"
 import { type Changes, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
 import * as Apply from "./reviewApply.ts"
 import { choose } from "./reviewChoose.ts"
+import * as Source from "./reviewSource.ts"
 
 /** What a pass works with. */
 export interface Services {
@@ -35,13 +36,18 @@ export interface Services {
   readonly model: ReviewModel["Service"]
 }
 
-/** What a pass is about: the agent, the lines, and the anchor what it keeps cites. */
+/**
+ * What a pass is about: the agent, the lines, and the sources what it keeps cites: the anchor of each line an answer
+ * says a fact comes from, or `anchor` (the newest user line's) where it says none the request showed.
+ */
 export interface Input {
   readonly agent: AgentInfo
   readonly context: ReadonlyArray<Lines.Line>
   readonly lines: ReadonlyArray<Lines.Line>
   readonly moreFollow: boolean
   readonly anchor: string
+  /** The anchor of the conversation's line `seq`. */
+  readonly anchorOf: (seq: number) => Effect.Effect<string>
   /** Who else takes part, in a group conversation. */
   readonly group?: Prompt.Group | undefined
   /** The first pass of a review warns of odd files; the passes after it see the same files. */
@@ -161,13 +167,15 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
   if ((yield* services.agents.get(input.agent.id)) === undefined) {
     return yield* new AgentDeleted({ agentId: input.agent.id })
   }
+  const shownLines = Prompt.shownLines(input.context, input.lines)
+  const sources = yield* Source.sources(vetted.apply, shownLines, input.anchorOf, input.anchor)
   const planned = Apply.plan(
     {
       agent: input.agent,
       shown: prepared.shown,
       own: prepared.own,
       team: prepared.team,
-      anchor: input.anchor,
+      sources,
       settings: services.settings
     },
     vetted.apply

@@ -210,7 +210,8 @@ const attempt = Effect.fnUntraced(function* (
     recordInCommit === undefined
       ? undefined
       : (at: number) => recordInCommit(key, plan.last, agentId, { at, ok: true, reason: null })
-  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, record }
+  const anchorOf = (seq: number) => transcript.anchor(conversationId, seq)
+  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, record }
   const ended = yield* passes(services, input, asking, nothingYet)
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
   if (!ended.recorded) {

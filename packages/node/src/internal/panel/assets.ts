@@ -69,6 +69,12 @@ button[disabled] { opacity: .6; cursor: wait; }
 ins { text-decoration: none; color: var(--ok); }
 del { color: var(--full); }
 .busy { display: none; color: var(--dim); margin-left: .5rem; }
+ol.transcript { list-style: none; padding: 0; }
+ol.transcript li { display: flex; gap: .6rem; padding: .3rem .4rem; border-bottom: 1px dashed var(--line); }
+ol.transcript li.cited { background: #fff7d6; border-left: 3px solid var(--near); }
+ol.transcript .seq { color: var(--dim); font-variant-numeric: tabular-nums; min-width: 3rem; }
+ol.transcript .who { color: var(--dim); white-space: nowrap; }
+ol.transcript .said { flex: 1; white-space: pre-wrap; overflow-wrap: anywhere; }
 form.waiting .busy { display: inline; }
 `
 

@@ -6,7 +6,9 @@
 import { Backoff, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
 import { MemoryStore, type MemoryRoot, Platform, ReviewState } from "@mneme/review"
 import { Clock, Effect, Option, Result } from "effect"
+import * as SourceLines from "../sourceLines.ts"
 import * as Conversations from "./conversations.ts"
+import * as Transcript from "./transcript.ts"
 import type * as Views from "./views.ts"
 
 /** Where the panel finds transcripts to review, if anywhere, and the conversations they are. */
@@ -18,8 +20,15 @@ export interface Transcripts {
 const headingLine = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/
 const indexHeading = /^ {0,3}##[ \t]+index[ \t]*#*[ \t]*$/i
 
-/** A file's lines as the page shows them: entries, headings and notes; blank lines, the index and its links left out. */
-const rowsOf = (parsed: MemoryFile.Parsed, digest: (text: string) => string): Array<Views.Row> => {
+/**
+ * A file's lines as the page shows them: entries (each anchor of an entry's source that `linkOf` has an address for
+ * linked to its transcript line), headings and notes; blank lines, the index and its links left out.
+ */
+const rowsOf = (
+  parsed: MemoryFile.Parsed,
+  digest: (text: string) => string,
+  linkOf: (anchor: SourceLines.Anchor) => string | undefined
+): Array<Views.Row> => {
   const entries = new Map(parsed.entries.map((entry) => [entry.line, entry]))
   const links = new Set(parsed.links.map((link) => link.line))
   const rows: Array<Views.Row> = []
@@ -27,12 +36,19 @@ const rowsOf = (parsed: MemoryFile.Parsed, digest: (text: string) => string): Ar
     const entry = entries.get(i)
     if (entry !== undefined) {
       const looksSecret = Secret.looksSecret(entry.text)
+      const meta = entry.meta.map(([key, value]) => [key, Secret.redact(value)] as const)
+      const source = meta.find(([key]) => key === "source")?.[1]
+      const links = SourceLines.anchorsOf(source ?? "").flatMap((anchor) => {
+        const href = linkOf(anchor)
+        return href === undefined ? [] : [{ anchor: anchor.anchor, href }]
+      })
       rows.push({
         _tag: "Entry",
         text: looksSecret ? Secret.redact(entry.text) : entry.text,
-        meta: entry.meta.map(([key, value]) => [key, Secret.redact(value)] as const),
+        meta,
         looksSecret,
-        digest: digest(entry.text)
+        digest: digest(entry.text),
+        ...(links.length === 0 ? {} : { links })
       })
     } else if (links.has(i) || line.trim() === "" || indexHeading.test(line)) {
       continue
@@ -56,7 +72,8 @@ export const versionOf = (file: MemoryRoot.StoredFile, digest: (text: string) =>
 const scopeView = (
   stored: MemoryStore.ScopeView,
   settings: MemoryConfig.Settings,
-  digest: (text: string) => string
+  digest: (text: string) => string,
+  linkOf: (anchor: SourceLines.Anchor) => string | undefined
 ): Views.ScopeView => ({
   side: Scope.side(stored.scope),
   files: stored.files.map((file) => ({
@@ -65,7 +82,7 @@ const scopeView = (
     size: file.size,
     limit: file.topic === undefined ? settings.memoryMax : settings.topicMax,
     version: versionOf(file, digest),
-    rows: rowsOf(file.parsed, digest)
+    rows: rowsOf(file.parsed, digest, linkOf)
   })),
   topics: stored.files.length - 1,
   topicsMax: settings.topicsMax,
@@ -143,9 +160,11 @@ export const agent = Effect.fnUntraced(function* (
   const own = yield* store.load(Scope.own(agentId))
   const team = yield* store.load(Scope.team)
   const all = yield* conversations(transcripts)
+  // An entry's source links to its transcript line where the panel's transcripts folder has that transcript.
+  const linkOf = Transcript.linkOf(new Set(transcripts.files.map((file) => file.label)), agentId)
   const view: Views.AgentPage = {
     agentId,
-    scopes: [scopeView(own, settings, digest), scopeView(team, settings, digest)],
+    scopes: [scopeView(own, settings, digest, linkOf), scopeView(team, settings, digest, linkOf)],
     lastReview: yield* (yield* ReviewState.ReviewState).lastReview(agentId),
     conversations: all.filter((conversation) => conversation.agentId === agentId),
     transcripts: transcripts.dir,

@@ -27,6 +27,7 @@ import * as Assets from "./assets.ts"
 import * as Conversations from "./conversations.ts"
 import * as Guard from "./guard.ts"
 import * as Pages from "./pages.ts"
+import * as Transcript from "./transcript.ts"
 import * as Views from "./views.ts"
 
 /** What the panel serves and with what. */
@@ -161,6 +162,13 @@ const renderAgent = Effect.fnUntraced(function* (
 const renderJournal = Effect.fnUntraced(function* (agentId: string, notice?: Views.Notice, status = 200) {
   const rows = yield* Pages.journal(agentId)
   return page(Views.journalPage(yield* pageOf, agentId, rows, notice), status)
+})
+
+/** The page of a transcript line an entry cites (404 where the panel cannot show it). */
+const renderTranscript = Effect.fnUntraced(function* (params: Parameters<typeof Transcript.paramsOf>[0]) {
+  const panel = yield* Panel
+  const view = yield* Transcript.read(panel.options.transcripts, Transcript.paramsOf(params))
+  return page(Transcript.page(yield* pageOf, view), view.problem === undefined ? 200 : 404)
 })
 
 /** A page that could not be read: the overview's frame with why. */
@@ -561,6 +569,11 @@ const routes = Layer.mergeAll(
     Effect.flatMap(agentParam, (agentId) =>
       agentId === undefined ? Effect.succeed(HttpServerResponse.redirect("/", { status: 303 })) : renderJournal(agentId)
     ).pipe(Effect.catch(unreadable))
+  ),
+  HttpRouter.add(
+    "GET",
+    "/transcript",
+    Effect.flatMap(HttpServerRequest.ParsedSearchParams, renderTranscript).pipe(Effect.catch(unreadable))
   ),
   HttpRouter.add("POST", "/entry/add", handleForm(AddForm, addEntry)),
   HttpRouter.add(

@@ -31,6 +31,8 @@ export type Row =
       readonly looksSecret: boolean
       /** What names the entry in a change: a digest of its real text (which the page may not show). */
       readonly digest: string
+      /** The anchors of its source whose transcript line the panel can show, each with that page's address. */
+      readonly links?: ReadonlyArray<{ readonly anchor: string; readonly href: string }>
     }
   | { readonly _tag: "Heading"; readonly text: string }
   | { readonly _tag: "Note"; readonly text: string }
@@ -386,6 +388,20 @@ export const overview = (page: Page, view: Overview, given?: Notice): string => 
 const metaText = (meta: ReadonlyArray<readonly [string, string]>): string =>
   meta.map(([key, value]) => `${key}: ${value}`).join("; ")
 
+/** An entry's metadata as `metaText` writes it, each anchor of its source that has a link linked to its line. */
+const metaMarkup = (row: Row & { readonly _tag: "Entry" }): Html => {
+  const links = new Map((row.links ?? []).map((link) => [link.anchor, link.href]))
+  const source = (value: string) =>
+    value.split(", ").map((anchor, i) => {
+      const href = links.get(anchor)
+      return markup`${i === 0 ? "" : ", "}${href === undefined ? anchor : markup`<a class="source" href="${href}">${anchor}</a>`}`
+    })
+  return markup`${row.meta.map(
+    ([key, value], i) =>
+      markup`${i === 0 ? "" : "; "}${key}: ${key === "source" && links.size > 0 ? source(value) : value}`
+  )}`
+}
+
 const where = (side: "own" | "team", file: FileView) => [
   hidden("side", side),
   hidden("topic", file.topic ?? ""),
@@ -424,7 +440,7 @@ const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileV
       return markup`<li class="entry" data-digest="${row.digest}" ${searchable(row, filter)}>
         <span class="text"
           >${row.text}${
-            row.meta.length === 0 ? "" : markup` <span class="meta">[${metaText(row.meta)}]</span>`
+            row.meta.length === 0 ? "" : markup` <span class="meta">[${metaMarkup(row)}]</span>`
           }${row.looksSecret ? markup`<div class="full">This entry looks like a secret (masked here): memory should not keep it.</div>` : ""}</span
         >
         <details class="edit">
