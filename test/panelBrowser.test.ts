@@ -129,7 +129,9 @@ describe("mneme panel in a browser", () => {
         .map((line) => JSON.stringify(line))
         .join("\n") + "\n"
     )
-    const failing = recorded(dir, "failing.jsonl", [{ error: "the server answered 503: overloaded" }])
+    // Each run goes on from where the last stopped in the recorded answers (issue 22 item 20): one failure per run.
+    const overloaded = { error: "the server answered 503: overloaded" }
+    const failing = recorded(dir, "failing.jsonl", [overloaded, overloaded])
     for (let i = 0; i < 2; i++) {
       const run = mneme(["review", file, "--memory", memory, "--agent", "ada", "--model", `replay:${failing}`])
       assert.strictEqual(run.code, 1, run.stderr)
@@ -373,7 +375,9 @@ describe("mneme panel in a browser", () => {
     remember(memory, "Ada drinks green tea")
     const file = join(dir, "porto.jsonl")
     writeFileSync(file, JSON.stringify({ seq: 1, who: "user", text: "I moved to Porto last month." }) + "\n")
-    const failing = recorded(dir, "failing.jsonl", [{ error: "the server answered 503: overloaded" }])
+    // Each run goes on from where the last stopped in the recorded answers (issue 22 item 20): one failure per run.
+    const overloaded = { error: "the server answered 503: overloaded" }
+    const failing = recorded(dir, "failing.jsonl", [overloaded, overloaded])
     const run = mneme(["review", file, "--memory", memory, "--agent", "ada", "--model", `replay:${failing}`])
     assert.strictEqual(run.code, 1, run.stderr)
     const served = await startPanel(["--memory", memory])
@@ -531,7 +535,9 @@ describe("mneme panel in a browser", () => {
       join(later, "planning.jsonl"),
       JSON.stringify({ seq: 1, who: "user", text: "Next week I am in Lisbon for the data conference." }) + "\n"
     )
-    const failing = recorded(dir, "failing.jsonl", [{ error: "the server answered 503: overloaded" }])
+    // Each run goes on from where the last stopped in the recorded answers (issue 22 item 20): one failure per run.
+    const overloaded = { error: "the server answered 503: overloaded" }
+    const failing = recorded(dir, "failing.jsonl", [overloaded, overloaded])
     const review = ["review", join(later, "planning.jsonl"), "--memory", memory, "--model", `replay:${failing}`]
     assert.strictEqual(mneme(review).code, 1)
     const model = recorded(dir, "answers.jsonl", [

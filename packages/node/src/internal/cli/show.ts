@@ -118,6 +118,108 @@ const shownLine = (line: Lines.Line, agent: string, settings: MemoryConfig.Setti
 /** Runs `show` over the memory of `--memory`, the transcripts it opens kept open until it is done. */
 const withMemoryScoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => withMemoryToRead(Effect.scoped(effect))
 
+/** `show` itself, once its flags are known to go together. */
+const showMemory = Effect.fn("mneme.show")(function* (input: {
+  readonly sources: boolean
+  readonly transcripts: Option.Option<string>
+}) {
+  const global = yield* mneme
+  const { shown } = yield* memoryLocation
+  const out = yield* output
+  const settings = yield* MemoryConfig.MemoryConfig
+  const store = yield* MemoryStore.MemoryStore
+  const cursors = yield* ReviewState.ReviewState
+  // Of a file past its size, only what is shown is read (its first entries within its size).
+  const sizes = MemoryStore.withinSizes(settings)
+  const scopes = [
+    { name: "own", view: yield* store.load(Scope.own(global.agent), sizes) },
+    { name: "team", view: yield* store.load(Scope.team, sizes) }
+  ]
+  const lastReview = yield* cursors.lastReview(global.agent)
+  const reader = Option.isSome(input.transcripts) ? yield* SourceLines.reader(input.transcripts.value) : undefined
+  const withSources = (file: ReturnType<typeof showFile>) =>
+    reader === undefined
+      ? Effect.succeed(file)
+      : Effect.map(
+          Effect.forEach(file.entries, (entry) =>
+            Effect.map(citedLines(entry.meta["source"], reader, settings), (sources): ShownEntry => ({
+              ...entry,
+              sources
+            }))
+          ),
+          (entries) => ({ ...file, entries })
+        )
+  const document = {
+    memory: shown,
+    agent: global.agent,
+    scopes: yield* Effect.forEach(scopes, ({ name, view }) =>
+      Effect.map(
+        Effect.forEach(view.files, (file) => withSources(showFile(file, settings))),
+        (files) => ({
+          scope: name,
+          topics: view.files.length - 1,
+          topicsMax: settings.topicsMax,
+          files,
+          unlinked: view.unlinked.map((file) => file.file),
+          unreadable: view.unreadable.map((file) => ({ file: file.file, reason: file.error.message }))
+        })
+      )
+    ),
+    lastReview
+  }
+  if (out.json) return yield* printJson(document)
+  const p = out.paint
+  const lines: Array<string> = [p.bold(`Memory in ${shown} for agent ${JSON.stringify(global.agent)}`)]
+  for (const scope of document.scopes) {
+    lines.push(
+      "",
+      p.bold(`${scope.scope === "own" ? "Own" : "Team"} memory`) +
+        p.dim(` (${Txt.size(scope.topics, scope.topicsMax)} topics)`)
+    )
+    for (const file of scope.files) {
+      const name = file.topic === null ? "MEMORY.md" : `topic ${file.topic}`
+      const full = file.size > file.limit ? p.red : file.size > file.limit * 0.9 ? p.yellow : (t: string) => t
+      lines.push(`  ${Txt.pad(name, 40)}${full(Txt.padStart(Txt.size(file.size, file.limit), 18))}`)
+      if (file.size > file.limit) {
+        lines.push(p.red(`    ! over its size of ${Txt.count(file.limit)} characters: remove or shorten entries`))
+      }
+      if (file.entries.length === 0 && file.notShown === 0) lines.push(p.dim("    (no entries)"))
+      for (const entry of file.entries) {
+        const meta = Object.entries(entry.meta).map(([key, value]) => `${key}: ${value}`)
+        lines.push(`    - ${entry.text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
+        if (entry.looksSecret) {
+          lines.push(p.red("      ! this entry looks like a secret (masked here): memory should not keep it"))
+        }
+        for (const cited of entry.sources ?? []) {
+          lines.push(
+            cited.line === null
+              ? `      ${p.dim(cited.anchor)}  ${p.yellow(`(${cited.problem})`)}`
+              : `      ${p.dim(cited.anchor)}  ${shownLine(cited.line, global.agent, settings)}`
+          )
+        }
+      }
+      if (file.notShown > 0) {
+        lines.push(p.dim(`    … ${Txt.plural(file.notShown, "more entry", "more entries")} past its size, not shown`))
+      }
+    }
+    for (const file of scope.unlinked) {
+      lines.push(p.yellow(`  ! ${file} is not linked from MEMORY.md's index (the next entry added to it links it)`))
+    }
+    for (const { file, reason } of scope.unreadable) {
+      lines.push(p.red(`  ! ${file} could not be read, and is left out: ${reason}`))
+    }
+  }
+  lines.push(
+    "",
+    `Last review: ${
+      lastReview === null
+        ? "never"
+        : `${Txt.time(lastReview.at)}, ${lastReview.ok ? p.green("ok") : p.red(`failed: ${lastReview.reason ?? "unknown"}`)}`
+    }`
+  )
+  yield* print(lines)
+}, withMemoryScoped)
+
 export const show = Command.make(
   "show",
   {
@@ -135,106 +237,11 @@ export const show = Command.make(
       Flag.optional
     )
   },
-  Effect.fn("mneme.show")(function* (input) {
-    const global = yield* mneme
-    const { shown } = yield* memoryLocation
-    const out = yield* output
-    if (input.sources && Option.isNone(input.transcripts)) {
-      return yield* new UsageError({ reason: sourcesNeedTranscripts })
-    }
-    const settings = yield* MemoryConfig.MemoryConfig
-    const store = yield* MemoryStore.MemoryStore
-    const cursors = yield* ReviewState.ReviewState
-    // Of a file past its size, only what is shown is read (its first entries within its size).
-    const sizes = MemoryStore.withinSizes(settings)
-    const scopes = [
-      { name: "own", view: yield* store.load(Scope.own(global.agent), sizes) },
-      { name: "team", view: yield* store.load(Scope.team, sizes) }
-    ]
-    const lastReview = yield* cursors.lastReview(global.agent)
-    const reader = Option.isSome(input.transcripts) ? yield* SourceLines.reader(input.transcripts.value) : undefined
-    const withSources = (file: ReturnType<typeof showFile>) =>
-      reader === undefined
-        ? Effect.succeed(file)
-        : Effect.map(
-            Effect.forEach(file.entries, (entry) =>
-              Effect.map(citedLines(entry.meta["source"], reader, settings), (sources): ShownEntry => ({
-                ...entry,
-                sources
-              }))
-            ),
-            (entries) => ({ ...file, entries })
-          )
-    const document = {
-      memory: shown,
-      agent: global.agent,
-      scopes: yield* Effect.forEach(scopes, ({ name, view }) =>
-        Effect.map(
-          Effect.forEach(view.files, (file) => withSources(showFile(file, settings))),
-          (files) => ({
-            scope: name,
-            topics: view.files.length - 1,
-            topicsMax: settings.topicsMax,
-            files,
-            unlinked: view.unlinked.map((file) => file.file),
-            unreadable: view.unreadable.map((file) => ({ file: file.file, reason: file.error.message }))
-          })
-        )
-      ),
-      lastReview
-    }
-    if (out.json) return yield* printJson(document)
-    const p = out.paint
-    const lines: Array<string> = [p.bold(`Memory in ${shown} for agent ${JSON.stringify(global.agent)}`)]
-    for (const scope of document.scopes) {
-      lines.push(
-        "",
-        p.bold(`${scope.scope === "own" ? "Own" : "Team"} memory`) +
-          p.dim(` (${Txt.size(scope.topics, scope.topicsMax)} topics)`)
-      )
-      for (const file of scope.files) {
-        const name = file.topic === null ? "MEMORY.md" : `topic ${file.topic}`
-        const full = file.size > file.limit ? p.red : file.size > file.limit * 0.9 ? p.yellow : (t: string) => t
-        lines.push(`  ${Txt.pad(name, 40)}${full(Txt.padStart(Txt.size(file.size, file.limit), 18))}`)
-        if (file.size > file.limit) {
-          lines.push(p.red(`    ! over its size of ${Txt.count(file.limit)} characters: remove or shorten entries`))
-        }
-        if (file.entries.length === 0 && file.notShown === 0) lines.push(p.dim("    (no entries)"))
-        for (const entry of file.entries) {
-          const meta = Object.entries(entry.meta).map(([key, value]) => `${key}: ${value}`)
-          lines.push(`    - ${entry.text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
-          if (entry.looksSecret) {
-            lines.push(p.red("      ! this entry looks like a secret (masked here): memory should not keep it"))
-          }
-          for (const cited of entry.sources ?? []) {
-            lines.push(
-              cited.line === null
-                ? `      ${p.dim(cited.anchor)}  ${p.yellow(`(${cited.problem})`)}`
-                : `      ${p.dim(cited.anchor)}  ${shownLine(cited.line, global.agent, settings)}`
-            )
-          }
-        }
-        if (file.notShown > 0) {
-          lines.push(p.dim(`    … ${Txt.plural(file.notShown, "more entry", "more entries")} past its size, not shown`))
-        }
-      }
-      for (const file of scope.unlinked) {
-        lines.push(p.yellow(`  ! ${file} is not linked from MEMORY.md's index (the next entry added to it links it)`))
-      }
-      for (const { file, reason } of scope.unreadable) {
-        lines.push(p.red(`  ! ${file} could not be read, and is left out: ${reason}`))
-      }
-    }
-    lines.push(
-      "",
-      `Last review: ${
-        lastReview === null
-          ? "never"
-          : `${Txt.time(lastReview.at)}, ${lastReview.ok ? p.green("ok") : p.red(`failed: ${lastReview.reason ?? "unknown"}`)}`
-      }`
-    )
-    yield* print(lines)
-  }, withMemoryScoped)
+  (input) =>
+    // A usage error is said before the memory folder is looked for.
+    input.sources && Option.isNone(input.transcripts)
+      ? Effect.fail(new UsageError({ reason: sourcesNeedTranscripts }))
+      : showMemory(input)
 ).pipe(
   Command.withDescription(
     "Show the agent's own and team memory: entries by topic, sizes against limits, the last review; with " +
