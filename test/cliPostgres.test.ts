@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { assertFailure, mneme, review, type Run, scratch } from "./cliKit.ts"
+import { assertFailure, mneme, mnemeIn, review, type Run, scratch } from "./cliKit.ts"
 import { ok as toolOk, stdio } from "./mcpKit.ts"
 
 /** Runs `statement` on the test database with psql; its output. */
@@ -123,6 +123,28 @@ describe("mneme --memory postgres://…", () => {
       summary.added.filter((added: { readonly scope: string }) => added.scope === "own").length
     )
     assert.isNotNull(shown(url).lastReview)
+  })
+
+  it("recorded answers go on from where the conversation's last run stopped, per schema (issue 22 item 20)", () => {
+    const { dir } = scratch()
+    writeFileSync(join(dir, "chat.jsonl"), JSON.stringify({ seq: 1, who: "user", text: "I drink oolong tea." }) + "\n")
+    writeFileSync(
+      join(dir, "answers.jsonl"),
+      JSON.stringify({ error: "the server is down" }) +
+        "\n" +
+        JSON.stringify({ answer: JSON.stringify({ changes: [{ op: "add", text: "The user drinks oolong tea" }] }) }) +
+        "\n"
+    )
+    const run = (memory: string) =>
+      mnemeIn(dir, ["review", "chat.jsonl", "--model", "replay:answers.jsonl", "--memory", memory])
+    const { url } = freshRoot()
+    assertFailure(run(url), 1, "the server is down")
+    const next = run(url)
+    assert.strictEqual(next.code, 0, next.stderr)
+    assert.include(next.stdout, "+  own  The user drinks oolong tea")
+    assert.include(entries(shown(url)), "own -: The user drinks oolong tea")
+    // Another schema has its own position: it starts from the file's first answer.
+    assertFailure(run(freshRoot().url), 1, "the server is down")
   })
 })
 

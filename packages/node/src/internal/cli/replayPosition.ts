@@ -5,11 +5,26 @@
  * the SHA-256 of the conversation id), holding the conversation, the answers file (absolute) and the index of its next
  * answer. It lives and goes with the memory: a new memory folder starts every recording from its first answer, and so
  * does a conversation replayed from another file. It is written atomically (a flushed temporary file renamed into
- * place), one file per conversation, and never read or written through a symbolic link.
+ * place), one file per conversation, and never read or written through a symbolic link. A memory in Postgres has no
+ * folder: its records are kept beside the answers file, in `FILE.positions/<hash>/replay/`, the hash that of the schema
+ * as shown (so another database or schema starts from the first answer too).
  */
 import { NotAFolder, OutsideRoot, ReadFailed, StorageError, WriteFailed } from "@mneme/core"
 import { Platform } from "@mneme/review"
 import { Effect, FileSystem, Path, type PlatformError, Result, Schema } from "effect"
+import type * as MemoryLocation from "./memoryLocation.ts"
+
+/**
+ * The folder whose `replay/` keeps the positions of the answers file `answers` (absolute) for the memory at `location`:
+ * the memory folder itself, or for a Postgres memory one beside the answers file named by the schema shown.
+ */
+export const rootFor = (
+  location: MemoryLocation.Location,
+  answers: string,
+  sha256: (text: string) => string,
+  path: Path.Path
+): string =>
+  location._tag === "Folder" ? location.path : path.join(`${answers}.positions`, sha256(location.shown).slice(0, 16))
 
 /** The folder of the records, relative to the memory root. */
 export const folder = "replay"

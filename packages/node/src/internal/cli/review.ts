@@ -532,7 +532,12 @@ export const review = Command.make(
     )
     const answers = replayFile(input.model)
     const replayed =
-      root._tag === "Folder" && answers !== undefined ? { root: root.path, answers: path.resolve(answers) } : undefined
+      answers === undefined
+        ? undefined
+        : {
+            root: ReplayPosition.rootFor(root, path.resolve(answers), sha256, path),
+            answers: path.resolve(answers)
+          }
     const onThisMachine = Effect.provideContext(
       Context.merge(yield* Effect.context<FileSystem.FileSystem | Path.Path>(), yield* Layer.build(NodePlatform.layer))
     )
