@@ -7,12 +7,14 @@
  * works. A package that would not install, type-check or run from its tarball fails here.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, delimiter, dirname, join, relative } from "node:path"
-import { repo, type Run } from "./cliKit.ts"
+import { repo, type Run, stubServer } from "./cliKit.ts"
 
 const packages = ["core", "review", "node", "sql"] as const
 
@@ -44,6 +46,17 @@ const run = (cwd: string, command: string, args: ReadonlyArray<string>): Run => 
   return { code: result.status, stdout: result.stdout, stderr: `${result.stderr}${result.error?.message ?? ""}` }
 }
 
+/** Runs `command` like `run`, without blocking this process (so a stub server in it can answer). */
+const runAsync = (cwd: string, command: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
+  new Promise<Run>((resolve) => {
+    const child = spawn(command, [...args], { cwd, env: { ...environment(), ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
 /** A run that succeeded: its stdout. */
 const succeeded = (result: Run, what: string) => {
   assert.strictEqual(result.code, 0, `${what} failed:\n${result.stdout}\n${result.stderr}`)
@@ -71,9 +84,16 @@ const psql = (statement: string) =>
     statement
   )
 
-/** The TypeScript blocks of a README, in order. */
-const examplesOf = (readme: string): ReadonlyArray<string> =>
-  [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
+/** The blocks of one language of a README (or a part of one), in order. */
+const blocksOf = (readme: string, language: "ts" | "json"): ReadonlyArray<string> =>
+  [...readme.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((match) => match[1]!)
+
+/** The root README's section "Use mneme in your project". */
+const useSection = () => {
+  const readme = readFileSync(join(repo, "README.md"), "utf8")
+  const start = readme.indexOf("## Use mneme in your project")
+  return readme.slice(start, readme.indexOf("\n## ", start + 1))
+}
 
 const work = mkdtempSync(join(tmpdir(), "mneme-consumer-"))
 const project = join(work, "project")
@@ -168,10 +188,13 @@ describe("a host program against the published declarations", () => {
     () => {
       copyFileSync(join(repo, "test/fixtures/consumer/host.ts"), join(project, "host.ts"))
       for (const pkg of packages) {
-        examplesOf(readFileSync(join(repo, `packages/${pkg}/README.md`), "utf8")).forEach((example, index) =>
+        blocksOf(readFileSync(join(repo, `packages/${pkg}/README.md`), "utf8"), "ts").forEach((example, index) =>
           writeFileSync(join(project, `readme-${pkg}-${index + 1}.ts`), example)
         )
       }
+      const [minimalHost] = blocksOf(useSection(), "ts")
+      assert.isDefined(minimalHost, "the README shows a minimal host")
+      writeFileSync(join(project, "readme-host.ts"), minimalHost!)
       writeFileSync(
         join(project, "tsconfig.json"),
         JSON.stringify({
@@ -203,4 +226,57 @@ describe("a host program against the published declarations", () => {
       assert.include(shown, "The user moved to Lyon last spring")
     }
   )
+})
+
+describe("the README's section on using mneme in a project", () => {
+  it("its minimal host runs from the installed packages against a model server", { timeout: 300_000 }, async () => {
+    // The type-check above compiled it to out/readme-host.js; its model is a local stub of an OpenAI-compatible server.
+    const answer = JSON.stringify({ changes: [{ op: "add", text: "The user moved to Lyon last spring" }] })
+    const model = await stubServer(() => ({
+      status: 200,
+      body: { choices: [{ message: { role: "assistant", content: answer }, finish_reason: "stop" }] }
+    }))
+    rmSync(join(project, "memory"), { recursive: true, force: true })
+    const host = await runAsync(project, "node", ["out/readme-host.js"], {
+      MNEME_BASE_URL: model.url,
+      MNEME_MODEL: "stub-model",
+      MNEME_API_KEY: "stub-key"
+    })
+    assert.strictEqual(host.code, 0, host.stderr)
+    assert.strictEqual(host.stdout.trim(), "[ 'The user moved to Lyon last spring' ]")
+    assert.strictEqual(model.received.length, 1)
+    assert.strictEqual(JSON.parse(model.received[0]!.body).model, "stub-model")
+  })
+
+  it("its MCP configuration starts the installed command by name", { timeout: 120_000 }, async () => {
+    const [json] = blocksOf(useSection(), "json")
+    const server = (
+      JSON.parse(json ?? "{}") as { mcpServers: Record<string, { command: string; args: Array<string> }> }
+    ).mcpServers["mneme"]!
+    assert.strictEqual(server.command, "mneme")
+    // `mneme` on PATH, as `npm install -g` puts it there: here the project's own bin folder.
+    const memory = join(work, "mcp-memory")
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args.map((arg) => (arg === "/home/you/.mneme/memory" ? memory : arg)),
+      env: {
+        ...(environment() as Record<string, string>),
+        PATH: `${join(project, "node_modules/.bin")}${delimiter}${environment()["PATH"]}`
+      },
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "mneme-consumer", version: "1.0.0" })
+    await client.connect(transport)
+    try {
+      assert.deepStrictEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ["remember", "forget", "recall", "show", "review_turn"]
+      )
+      const kept = await client.callTool({ name: "remember", arguments: { text: "The user prefers short answers" } })
+      assert.notStrictEqual(kept.isError, true, JSON.stringify(kept))
+    } finally {
+      await client.close()
+    }
+    assert.include(readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8"), "- The user prefers short answers")
+  })
 })
