@@ -154,7 +154,11 @@ describe("the packed packages", () => {
 
 describe("the installed mneme command", () => {
   it("says its version, remembers and shows", () => {
-    assert.strictEqual(succeeded(mneme(project, "--version"), "mneme --version").trim(), "mneme v0.1.0")
+    // The command says the version it was released at: the packages' one version.
+    const { version } = JSON.parse(readFileSync(join(repo, "packages/node/package.json"), "utf8")) as {
+      version: string
+    }
+    assert.strictEqual(succeeded(mneme(project, "--version"), "mneme --version").trim(), `mneme v${version}`)
     succeeded(mneme(project, "remember", "The user drinks oolong tea", "--memory", "memory"), "mneme remember")
     const shown = JSON.parse(succeeded(mneme(project, "show", "--json", "--memory", "memory"), "mneme show"))
     assert.include(JSON.stringify(shown), "The user drinks oolong tea")
