@@ -142,6 +142,11 @@ describe("the packed packages", () => {
   it("installed with npm on Node 22, outside the checkout", () => {
     assert.isTrue(relative(repo, project).startsWith(".."), project)
     assert.match(succeeded(run(project, "node", ["--version"]), "node --version"), /^v22\./)
+    // npm itself runs on that Node, whichever Node the machine has first on PATH.
+    const npmVersions = JSON.parse(succeeded(run(project, "npm", ["version", "--json"]), "npm version")) as {
+      node: string
+    }
+    assert.strictEqual(`v${npmVersions.node}`, process.version)
     const installed = JSON.parse(succeeded(run(project, "npm", ["ls", "--json", "--all"]), "npm ls")) as {
       dependencies: Record<string, { version: string; resolved?: string }>
     }
