@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `pnpm pack:all DIR`: every package built and packed into DIR as the tarball npm installs, then checked. pnpm pack
 # writes each `workspace:` range as the version it stands for; the check refuses a tarball that still holds one, that
-# lacks its LICENSE or README, or that ships the build's own files (tsbuildinfo) or tests, and packages whose versions
-# differ (they are released together, at one version). Prints the tarballs' paths, one a line.
+# lacks its LICENSE (the project's own) or README, or that ships the build's own files (tsbuildinfo) or tests, and
+# packages whose versions differ (they are released together, at one version). Prints the tarballs' paths, one a line.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: pnpm pack:all DIR" >&2; exit 2; }
 # pnpm runs a script in the workspace's root: DIR is relative to where it was called from.
@@ -15,6 +15,13 @@ if [ "$(wc -l <<<"$versions")" -ne 1 ]; then
   echo "mneme: the packages' versions differ ($(tr '\n' ' ' <<<"$versions")): give them one version" >&2
   exit 1
 fi
+
+for package in "${packages[@]}"; do
+  cmp -s LICENSE "packages/$package/LICENSE" || {
+    echo "mneme: packages/$package/LICENSE is not the project's LICENSE: copy it there" >&2
+    exit 1
+  }
+done
 
 pnpm build >&2
 for package in "${packages[@]}"; do
