@@ -1,6 +1,6 @@
 /**
  * The secret benchmarks: `looksSecret` over ordinary memory entries, and `looksSecret` and `redact` on hostile texts
- * of 1k to 1M characters, with the log-log slope of time against size for each shape (1 is linear; SPEC 2 asks for
+ * of 1k to 1M characters, with the log-log slope of time against size for each shape (1 is linear; docs/spec.md 2 asks for
  * at most 1.2, and every 1M input under 1 s).
  *
  * Every figure carries a baseline measured in the same run: a plain loop reading each character of the same text,

@@ -4,8 +4,7 @@
  * model client is given the tools' definitions; each tool call it makes runs with `MemoryTools.call`, and the result
  * (JSON, with `isError`) goes back to the model.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { NodePlatform } from "@mneme/node"
+import { NodePlatform, NodeServices } from "@mneme/node"
 import { Agents, FileRoot, MemoryPrompt, MemoryStore, MemoryTools } from "@mneme/review"
 import { Effect, Layer, ManagedRuntime } from "effect"
 

@@ -5,9 +5,8 @@
  * toolkit; its tool calls and results are logged as marked lines, which the review never keeps; and the review is
  * told when each turn starts and ends.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import type { Lines } from "@mneme/core"
-import { NodePlatform, OpenAiCompat } from "@mneme/node"
+import { NodePlatform, NodeServices, OpenAiCompat } from "@mneme/node"
 import { Agents, Memory, MemoryPrompt, MemoryReview, MemoryTools, type ReviewModel, Transcript } from "@mneme/review"
 import { Effect, Layer, Stream } from "effect"
 import { Chat } from "effect/ai"

@@ -408,10 +408,12 @@ describe("bin/mneme.js checks the Node it runs on", () => {
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
 
-  it("a Node older than 22.19 gets one line that says what to do, and exit 2", () => {
+  it("a Node older than 22.19 gets one line that says what to do, wherever mneme is installed, and exit 2", () => {
     for (const version of ["20.11.1", "22.18.0", "18.0.0"]) {
       const run = under(version, ["--version"])
-      assertWorded(run, 2, `needs Node.js 22.19 or newer, and this is v${version}`, "packages/node/bin/mneme")
+      assertWorded(run, 2, `needs Node.js 22.19 or newer, and this is v${version}`, "install Node.js 22.19 or newer")
+      // The installed command has no checkout around it: the line names nothing of one.
+      assert.notMatch(run.stderr, /checkout|toolchain|packages\//)
     }
   })
 

@@ -1,5 +1,5 @@
 /**
- * No feedback loop (SPEC 7, issue 12): the review never learns from memory's own output. Tool calls, tool results
+ * No feedback loop (docs/spec.md 7, issue 12): the review never learns from memory's own output. Tool calls, tool results
  * (even where a host gives them as the user's, as some providers' logs do) and quoted memory are never new lines to
  * keep: a naive model that keeps every new user line it is shown keeps the user's words and nothing a recall gave
  * back, and a turn whose only new lines are tool lines makes no model call at all. What the agent remembered itself in

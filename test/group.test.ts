@@ -1,5 +1,5 @@
 /**
- * Group conversations (SPEC 4.7): one log, several member agents and people; a cursor, a failure record and a last
+ * Group conversations (docs/spec.md 4.7): one log, several member agents and people; a cursor, a failure record and a last
  * review per member; one review per member at each turn end; and no member left behind when a host drops lines of a
  * bounded log. Time is the test clock; memory files are real, in a temporary folder.
  */
@@ -160,7 +160,7 @@ describe("scheduling", () => {
       yield* Kit.turn(group)
       const requests = yield* Kit.requests
       assert.strictEqual(requests.length, 4)
-      // Cy's first review reads the last lines (SPEC 4.2's first review), its own as itself.
+      // Cy's first review reads the last lines (docs/spec.md 4.2's first review), its own as itself.
       const forCy = section(requests[3]!.request, "## New lines")
       assert.include(forCy, 'agent "Cy": "Hello, I am Cy."')
       assert.include(forCy, 'other "Bob": "Found a hotel near the station."')

@@ -1,5 +1,5 @@
 /**
- * The memory review's acceptance tests (SPEC 4): when it runs, what it reads, how an answer applies or fails, when it
+ * The memory review's acceptance tests (docs/spec.md 4): when it runs, what it reads, how an answer applies or fails, when it
  * stops retrying, and what the host sees. Time is the test clock; files are real, in a temporary folder.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * The shape of the library (DESIGN.md, "The shape"): the pure core and the services import nothing from `node:`, and
+ * The shape of the library (docs/design.md, "The shape"): the pure core and the services import nothing from `node:`, and
  * no package's modules import each other in a cycle. Read from the sources, so a change that breaks the shape fails
  * here.
  */

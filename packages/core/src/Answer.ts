@@ -1,5 +1,5 @@
 /**
- * The model's answer to a memory review (SPEC 4.4, steps 1–5): `parse` reads it into a list of changes, or fails the
+ * The model's answer to a memory review (docs/spec.md 4.4, steps 1–5): `parse` reads it into a list of changes, or fails the
  * whole answer; `vet` takes the changes that are used, fails on an unlisted entry or a bad topic, and leaves out on
  * its own each entry memory cannot keep. Both are pure; the review applies what `vet` returns and logs its warning.
  */
@@ -55,7 +55,7 @@ const ChangeSchema = Schema.Union([
   Schema.Struct({ op: Schema.Literal("remove"), entry: EntryNumber })
 ]).annotate({ expected: `a change whose "op" is "add", "edit" or "remove"` })
 
-/** The answer the model gives (SPEC 4.4 step 1): a JSON object with a list of changes. `parse` reads by it. */
+/** The answer the model gives (docs/spec.md 4.4 step 1): a JSON object with a list of changes. `parse` reads by it. */
 export const AnswerSchema = Schema.Struct({ changes: Schema.Array(ChangeSchema) })
 
 /**
@@ -228,7 +228,7 @@ const cleanChange = (change: Change): Effect.Effect<Change, BadTopic> => {
     : Effect.succeed({ ...change, text, topic })
 }
 
-/** Vets the first `answerChangesMax` changes against the `listed` entries (SPEC 4.4, steps 2–5). */
+/** Vets the first `answerChangesMax` changes against the `listed` entries (docs/spec.md 4.4, steps 2–5). */
 export const vet = Effect.fnUntraced(function* (
   changes: ReadonlyArray<Change>,
   listed: number,

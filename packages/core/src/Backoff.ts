@@ -1,5 +1,5 @@
 /**
- * The failure policy of the memory review (SPEC 4.5): how many failed reviews at one cursor buy another model call.
+ * The failure policy of the memory review (docs/spec.md 4.5): how many failed reviews at one cursor buy another model call.
  * The policy is an Effect `Schedule` fed one record per failed review: while it continues, another try is allowed
  * once its delay has passed; once it is done, no more tries for those lines. The records live in a `Ref`, read
  * from and written to a store the caller gives, so a restart does not buy more calls. A success at the key, or a

@@ -1,5 +1,5 @@
 /**
- * Transcript lines as a review reads them (SPEC 4.2): each line cut to its limit with its secrets masked, labelled by
+ * Transcript lines as a review reads them (docs/spec.md 4.2): each line cut to its limit with its secrets masked, labelled by
  * who said it, and the new lines fitted into one review's budget, oldest first.
  */
 import { Schema } from "effect"
@@ -65,7 +65,7 @@ export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): str
   maskWith(Secret.redact(text), settings)
 
 /**
- * The line's text for the prompt: masked (see `mask`), then cut per SPEC 4.2, never splitting a surrogate pair. A
+ * The line's text for the prompt: masked (see `mask`), then cut per docs/spec.md 4.2, never splitting a surrogate pair. A
  * tool result or quoted memory is cut as any other line, even where the host gives it as the user's.
  */
 export const cut = (line: Line, settings: CutSettings): string => {
@@ -97,7 +97,7 @@ export const label = (line: Line, agentName: string): string => {
 }
 
 /**
- * A group conversation's line as one member agent's review sees it (SPEC 4.7): in a group log an agent's line names the
+ * A group conversation's line as one member agent's review sees it (docs/spec.md 4.7): in a group log an agent's line names the
  * agent by id (`who: "agent", name: <agentId>`); the member's own lines become its `agent` lines, another member's
  * become `other` lines with that agent's name (`nameOf`), and the people's and anyone else's stay as they are.
  */

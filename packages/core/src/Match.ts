@@ -1,5 +1,5 @@
 /**
- * Finding the entry a change names (SPEC 3). `find` is SPEC 3's match: the entry with exactly that text, else the one
+ * Finding the entry a change names (docs/spec.md 3). `find` is docs/spec.md 3's match: the entry with exactly that text, else the one
  * entry equal to it with case and white space ignored, else the only entry containing it. `exact` is the strict form
  * for an entry named by its own text (the review's numbered entries): only an entry whose cleaned text is exactly the
  * given text, never one that merely contains it. None or several is no match, with up to eight candidates.
@@ -17,7 +17,7 @@ export type Found = Result.Result<MemoryFile.Entry, ReadonlyArray<string>>
 
 const none: Found = Result.fail([])
 
-/** The one entry `match` names (SPEC 3), or up to eight entries containing it when several do (none when none do). */
+/** The one entry `match` names (docs/spec.md 3), or up to eight entries containing it when several do (none when none do). */
 export const find = (entries: ReadonlyArray<MemoryFile.Entry>, match: string): Found => {
   const cleaned = Entry.clean(match)
   if (cleaned === "") return none

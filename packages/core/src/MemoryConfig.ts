@@ -1,5 +1,5 @@
 /**
- * Every limit and knob of mneme, with the defaults of SPEC.md. A `Context.Reference`, so a program that does not
+ * Every limit and knob of mneme, with the defaults of docs/spec.md. A `Context.Reference`, so a program that does not
  * provide one gets the defaults, and a host overrides any of them with `MemoryConfig.layer({ ... })`. Each service
  * reads it once, when its layer is built, and every path of that service obeys those values.
  */
@@ -57,7 +57,7 @@ export interface Settings {
   readonly memorySectionBudget: number
 }
 
-/** The defaults of SPEC.md. The time zone is the process's own, looked up when it is read, never at import. */
+/** The defaults of docs/spec.md. The time zone is the process's own, looked up when it is read, never at import. */
 export const defaults: Settings = {
   entryMax: 300,
   memoryMax: 4_000,

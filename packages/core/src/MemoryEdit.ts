@@ -1,5 +1,5 @@
 /**
- * The rules of changing memory (SPEC 2–3), as pure planning over a scope's files as read: where an entry goes, the
+ * The rules of changing memory (docs/spec.md 2–3), as pure planning over a scope's files as read: where an entry goes, the
  * same fact anywhere in the scope, topic creation within the topic limit and its index link, an emptied topic deleted
  * with its link, the size limits, the entry's problem, topic names, the `added` date, and undoing a journaled change.
  * A plan gives the new file texts (each file once), the journal records (one per file changed per change) and the
@@ -83,7 +83,7 @@ export interface AddInput extends Actor {
 export interface ReplaceInput extends Actor {
   readonly scope: Scope.Scope
   readonly topic?: string | undefined
-  /** What names the entry: SPEC 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
+  /** What names the entry: docs/spec.md 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
   readonly match: string
   readonly exact?: boolean | undefined
   readonly text: string
@@ -95,7 +95,7 @@ export interface ReplaceInput extends Actor {
 export interface RemoveInput extends Actor {
   readonly scope: Scope.Scope
   readonly topic?: string | undefined
-  /** What names the entry: SPEC 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
+  /** What names the entry: docs/spec.md 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
   readonly match: string
   readonly exact?: boolean | undefined
 }

@@ -1,5 +1,5 @@
 /**
- * The Agent Memory Repo file format (SPEC 1): a MEMORY.md or topic file read into its lines, its entries and its
+ * The Agent Memory Repo file format (docs/spec.md 1): a MEMORY.md or topic file read into its lines, its entries and its
  * index links, and the few line edits the library makes. Every line no edit touches keeps its text exactly; files
  * are read with LF, CRLF or CR line ends and rendered with LF and one trailing newline. Lines are scanned by hand
  * (no backtracking pattern), so parsing is linear in the size of the file.

@@ -1,5 +1,5 @@
 /**
- * The memory section of an agent's system prompt (SPEC 7): a short text on how to use the memory tools, then the
+ * The memory section of an agent's system prompt (docs/spec.md 7): a short text on how to use the memory tools, then the
  * agent's own MEMORY.md and the team's as the agent should see them — every line a person wrote kept, each index link
  * with its topic's size, every line masked for secrets as review prompts are — within a budget of characters. Past the
  * budget, topics' detail goes first (the sizes, then the index links), then the files' last lines, each cut said.

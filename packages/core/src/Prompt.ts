@@ -1,5 +1,5 @@
 /**
- * What the review model is asked (SPEC 4.3): one byte-stable system text, and a request that shows memory and the
+ * What the review model is asked (docs/spec.md 4.3): one byte-stable system text, and a request that shows memory and the
  * conversation's lines with every piece of data labelled and quoted, apart from the request's own structure, and each
  * line numbered so an answer can say which lines a fact comes from.
  */
@@ -170,7 +170,7 @@ const notShown = (scope: "own" | "team", count: number) =>
         `${plural(count, `more entry of ${scope} MEMORY.md, which is past its size, is`, `more entries of ${scope} MEMORY.md, which is past its size, are`)} not shown.`
       ]
 
-/** Who else takes part in a group conversation (SPEC 4.7): the other member agents' names and the people's. */
+/** Who else takes part in a group conversation (docs/spec.md 4.7): the other member agents' names and the people's. */
 export interface Group {
   readonly agents: ReadonlyArray<string>
   readonly people: ReadonlyArray<string>

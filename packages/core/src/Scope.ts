@@ -1,5 +1,5 @@
 /**
- * Whose memory a file belongs to (SPEC, "Words"): an agent's own, or the team's, which every agent reads. One type
+ * Whose memory a file belongs to (docs/spec.md, "Words"): an agent's own, or the team's, which every agent reads. One type
  * for every part of mneme that names a scope.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Secret detection and redaction (SPEC 2). One scanner finds the spans of keys, tokens, passwords, PINs and ID
+ * Secret detection and redaction (docs/spec.md 2). One scanner finds the spans of keys, tokens, passwords, PINs and ID
  * numbers; `looksSecret` asks whether there is any, `redact` masks each with `[secret]`. Every pass is linear in the
  * text: hand-written scans with bounded look-around, and only regexes without nested or ambiguous repetition.
  *

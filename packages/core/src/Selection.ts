@@ -1,5 +1,5 @@
 /**
- * The entries a review shows the model (SPEC 4.3): both MEMORY.md files whole, then topic entries within a budget,
+ * The entries a review shows the model (docs/spec.md 4.3): both MEMORY.md files whole, then topic entries within a budget,
  * those sharing words with the user's new lines first, then the newest, and the count of topic entries left out.
  *
  * Every distinct word an entry has held gets a number, and each entry's text the list of its distinct words' numbers,

@@ -36,7 +36,7 @@ const looksSecret = (name: string): boolean => {
 }
 
 /**
- * A topic name cleaned per SPEC 1: trimmed, `[[…]]` and `.md` dropped, lower case, runs of white space made `-`;
+ * A topic name cleaned per docs/spec.md 1: trimmed, `[[…]]` and `.md` dropped, lower case, runs of white space made `-`;
  * then 1–48 letters, digits, `_` or `-` starting with a letter or digit, and not `memory`, a device name or anything
  * that looks secret. Undefined otherwise.
  */

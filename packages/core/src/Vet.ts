@@ -1,5 +1,5 @@
 /**
- * The entry's problem (SPEC 2): the one check every path that writes memory makes on an entry's cleaned text.
+ * The entry's problem (docs/spec.md 2): the one check every path that writes memory makes on an entry's cleaned text.
  * An entry may not be empty, secret, or longer than `entryMax` code points. The checks run in that order: a secret
  * is reported as a secret even when it is also too long, so every writer drops it silently instead of naming it in
  * a warning.

@@ -110,7 +110,7 @@ describe("Entry.split", () => {
   })
 })
 
-/** SPEC 1's reading of an entry as plainly as it can be written: split on `;`, trim, a key pattern, from the end. */
+/** docs/spec.md 1's reading of an entry as plainly as it can be written: split on `;`, trim, a key pattern, from the end. */
 const reference = (body: string): { readonly text: string; readonly meta: Entry.Metadata } => {
   const fold = (text: string) => text.replace(/\s+/gu, " ").trim()
   const pairsOf = (inside: string) => {

@@ -139,7 +139,7 @@ describe("Lines.label", () => {
   })
 })
 
-describe("a group's lines from one member's side (SPEC 4.7)", () => {
+describe("a group's lines from one member's side (docs/spec.md 4.7)", () => {
   const lines: ReadonlyArray<Lines.Line> = [
     { seq: 1, who: "user", name: "Alice", text: "Book it" },
     { seq: 2, who: "agent", name: "ada", text: "Booked" },

@@ -10,7 +10,7 @@ const entries = (...texts: ReadonlyArray<string>) =>
 const outcome = (found: Match.Found) =>
   Result.isSuccess(found) ? { entry: found.success.text } : { candidates: found.failure }
 
-describe("Match.find (SPEC 3)", () => {
+describe("Match.find (docs/spec.md 3)", () => {
   const memory = entries("The user likes green tea", "The user likes black tea", "Likes tea", "Lives in Oslo")
 
   it("takes the entry with exactly that text, even when others contain it", () => {

@@ -168,7 +168,7 @@ describe("MemoryFile.render", () => {
 })
 
 describe("MemoryFile.newMemory and newTopic", () => {
-  it("start files as SPEC 1 says", () => {
+  it("start files as docs/spec.md 1 says", () => {
     assert.strictEqual(MemoryFile.newMemory, "# Memory\n\n## Index\n")
     assert.strictEqual(MemoryFile.newTopic("travel"), "# travel\n")
     assert.deepStrictEqual(MemoryFile.parse(MemoryFile.newMemory).entries, [])

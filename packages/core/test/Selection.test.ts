@@ -17,7 +17,7 @@ const entry = (
 
 const texts = (shown: ReadonlyArray<Selection.Shown>) => shown.map((e) => e.text)
 
-/** The words of SPEC 4.3 the plain way: the text lower-cased whole, read code point by code point, words as strings. */
+/** The words of docs/spec.md 4.3 the plain way: the text lower-cased whole, read code point by code point, words as strings. */
 const referenceWords = (text: string): Array<string> => {
   const found: Array<string> = []
   let run = ""

@@ -5,9 +5,8 @@
 const [major, minor] = process.versions.node.split(".").map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
-    `mneme: needs Node.js 22.19 or newer, and this is ${process.version}: run it with the launcher next to this file ` +
-      "(packages/node/bin/mneme uses the toolchain's Node 22), or put Node 22 first on PATH " +
-      "(source scripts/toolchain.sh in the checkout)\n"
+    `mneme: needs Node.js 22.19 or newer, and this is ${process.version}: ` +
+      "install Node.js 22.19 or newer (https://nodejs.org) and put it first on PATH\n"
   )
   process.exit(2)
 }

@@ -1,5 +1,5 @@
 /**
- * The `mneme` command line (DESIGN.md, "The CLI"): review a JSONL transcript into memory (a folder, or a Postgres
+ * The `mneme` command line (docs/design.md, "The CLI"): review a JSONL transcript into memory (a folder, or a Postgres
  * database), read or change that memory, and move it between the two. Human output by default (colour only on a terminal), one JSON document with `--json`.
  *
  * Every failure is a short message on stderr and a non-zero exit, with no stack trace unless `--verbose`:

@@ -361,7 +361,7 @@ export interface Ports {
   /** The agent that owns the conversation; it may write team memory. */
   readonly agentId: string
   /**
-   * The member agents, when the file is a group conversation (SPEC 4.7): each is reviewed on its own and may write team
+   * The member agents, when the file is a group conversation (docs/spec.md 4.7): each is reviewed on its own and may write team
    * memory; `agentId` is then not asked.
    */
   readonly members?: ReadonlyArray<string> | undefined

@@ -1,5 +1,5 @@
 /**
- * mneme's memory for any MCP client (SPEC 7), as registrations of an `effect/ai` `McpServer`: the agent's memory tools
+ * mneme's memory for any MCP client (docs/spec.md 7), as registrations of an `effect/ai` `McpServer`: the agent's memory tools
  * (`remember`, `forget`, `recall`: the `MemoryTools` handlers themselves), `show` and `review_turn`; the memory files
  * as resources (`memory://<agent>/MEMORY.md`, `memory://<agent>/<topic>.md`, `memory://team/…`), with a change
  * notification to a client that subscribes; and the agent's memory section as the prompt `memory-context`, frozen for

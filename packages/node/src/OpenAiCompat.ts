@@ -1,6 +1,6 @@
 /**
  * An OpenAI-compatible Chat Completions provider for effect/ai's `LanguageModel` (POST {baseUrl}/chat/completions),
- * for OpenAI, DeepSeek, Ollama, llama.cpp or vLLM. It carries the settings `generateText` has no words for (SPEC 5):
+ * for OpenAI, DeepSeek, Ollama, llama.cpp or vLLM. It carries the settings `generateText` has no words for (docs/spec.md 5):
  * the output cap and the field that sends it, reasoning off, a context window checked before sending, a timeout, and
  * structured output constrained to the answer's JSON Schema (`Answer.jsonSchema`, derived from the schema the answer
  * is parsed by). Connection errors, 429 and 5xx are retried inside one call; anything else fails at once with what to

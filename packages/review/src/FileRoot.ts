@@ -1,5 +1,5 @@
 /**
- * The files backend of the storage port `MemoryRoot`: a memory root as a folder (SPEC 1), written through Effect's
+ * The files backend of the storage port `MemoryRoot`: a memory root as a folder (docs/spec.md 1), written through Effect's
  * `FileSystem` and `Path`, with the `Platform` for the lock's owner, the agent folders' hashes, and the stats, reads and
  * listings of the small files and folders it reads (at once, on Node).
  *

@@ -1,5 +1,5 @@
 /**
- * The one composition of mneme (DESIGN.md, "The shape"): the memory review, the memory store, the review state and
+ * The one composition of mneme (docs/design.md, "The shape"): the memory review, the memory store, the review state and
  * the storage port over one memory root, and memory in use (the agent's tools' handlers, the memory section of its
  * prompt), with the settings read once. A host gives its ports (`Transcript`, `Agents`), a `ReviewModel` and the
  * platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a host that wires them by hand.

@@ -1,5 +1,5 @@
 /**
- * The memory section of an agent's system prompt (SPEC 7), over the memory store: the agent's own MEMORY.md and the
+ * The memory section of an agent's system prompt (docs/spec.md 7), over the memory store: the agent's own MEMORY.md and the
  * team's within `memorySectionBudget` characters, masked for secrets, with a short text on the memory tools (rendered
  * by `MemorySection`, pure). `section(agentId)` is memory as it is now; `session(agentId)` freezes it for the life of
  * one of the host's sessions (a conversation), so the system prompt stays byte-identical and a provider's prefix cache

@@ -1,7 +1,7 @@
 /**
- * The memory review (SPEC 4): after a conversation's turn ends, a model is shown what is new in it together with what
+ * The memory review (docs/spec.md 4): after a conversation's turn ends, a model is shown what is new in it together with what
  * memory holds, and its answer is applied. This module schedules the reviews — a timer per conversation after each
- * turn end, cancelled by a turn that starts within the delay, then one review per member in a group (SPEC 4.7); one
+ * turn end, cancelled by a turn that starts within the delay, then one review per member in a group (docs/spec.md 4.7); one
  * review at a time across the host, through a queue with one worker — bounds the ones that keep failing, catches
  * members up before a host drops lines of a bounded log, and shows the host how the latest review went. What one
  * review gives back is `ReviewOutcome.Outcome`.

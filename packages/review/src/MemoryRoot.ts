@@ -1,5 +1,5 @@
 /**
- * The storage port of a memory root (DESIGN.md, "The shape"): the one place where memory files, the journal and the
+ * The storage port of a memory root (docs/design.md, "The shape"): the one place where memory files, the journal and the
  * review state are read and written. It owns the root's single writer (one semaphore in the process and one lock
  * across processes, shared by the store and the review state), resolves every path inside the root, writes
  * atomically and journals every change. The memory store and the review state are thin services over it, so a second
@@ -51,7 +51,7 @@ export interface Unreadable {
   readonly error: StorageError
 }
 
-/** The MEMORY.md of a scope that has none yet (SPEC 1: a missing MEMORY.md reads as empty), at `file`. */
+/** The MEMORY.md of a scope that has none yet (docs/spec.md 1: a missing MEMORY.md reads as empty), at `file`. */
 export const missingMemory = (file: string): StoredFile => ({
   file,
   topic: undefined,
@@ -124,7 +124,7 @@ export const archiveRecord = (from: string, to: string, actor: Actor): JournalRe
   after: to
 })
 
-/** How an agent's latest review ended (SPEC 4.6). */
+/** How an agent's latest review ended (docs/spec.md 4.6). */
 export const LastReview = Schema.Struct({
   at: Schema.Number,
   ok: Schema.Boolean,
@@ -135,7 +135,7 @@ export const LastReview = Schema.Struct({
 export type LastReview = typeof LastReview.Type
 
 /**
- * Lines of a group's log a host dropped before a member had reviewed them (SPEC 4.7): those after the member's cursor
+ * Lines of a group's log a host dropped before a member had reviewed them (docs/spec.md 4.7): those after the member's cursor
  * (`after`, `null` when it had none) up to `upto`, dropped at `at`.
  */
 export const DroppedLines = Schema.Struct({

@@ -1,5 +1,5 @@
 /**
- * The memory store (SPEC 1–3): the only way mneme changes memory — add, replace and remove, one change or a batch,
+ * The memory store (docs/spec.md 1–3): the only way mneme changes memory — add, replace and remove, one change or a batch,
  * and undo from the journal — as a thin service over the storage port. Each change is planned by `MemoryEdit` (the
  * rules, pure) against the files the port reads under its single writer, and written back through the port: each file
  * once, atomically, with its journal lines. The settings are read once, when the layer is built.
@@ -70,7 +70,7 @@ export interface ViewEntry {
   readonly source: string | undefined
 }
 
-/** What a host can see of an agent's memory (SPEC 4.6, without the last review). */
+/** What a host can see of an agent's memory (docs/spec.md 4.6, without the last review). */
 export interface View {
   readonly agentId: string
   readonly entries: ReadonlyArray<ViewEntry>

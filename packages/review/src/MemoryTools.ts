@@ -1,6 +1,6 @@
 /**
- * The agent's memory tools (SPEC 7) as an `effect/ai` `Toolkit`: `remember`, `forget` and `recall`, and their handlers
- * over the memory store. Every write is vetted like any other (SPEC 2) and journaled with `actor: "agent"`; a change
+ * The agent's memory tools (docs/spec.md 7) as an `effect/ai` `Toolkit`: `remember`, `forget` and `recall`, and their handlers
+ * over the memory store. Every write is vetted like any other (docs/spec.md 2) and journaled with `actor: "agent"`; a change
  * memory cannot make (a full file, no match, an entry too long or secret, team memory the agent may not write, too many
  * writes in one turn) is a result the model can act on, marked as a failure (`isFailure`, a provider's `is_error`),
  * never a failed turn.

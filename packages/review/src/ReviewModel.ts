@@ -1,5 +1,5 @@
 /**
- * The model a review talks to: a system text and one request text in, the answer's text out (SPEC 5). Its default
+ * The model a review talks to: a system text and one request text in, the answer's text out (docs/spec.md 5). Its default
  * implementation runs on effect/ai's `LanguageModel`, so any provider Effect supports plugs in; it bounds each call
  * by `MemoryConfig.modelTimeout` (read when its layer is built), treats an empty answer as an error, and reports token
  * usage.

@@ -1,5 +1,5 @@
 /**
- * What one memory review gives back (SPEC 4.4–4.6): an `Outcome`, a tagged union built from the values each step of
+ * What one memory review gives back (docs/spec.md 4.4–4.6): an `Outcome`, a tagged union built from the values each step of
  * the review returns, with what landed in memory; the stable texts of the review's warnings; its metrics; and the
  * key its cursor is kept under. This module imports no other module of the review, so every part can use it.
  */
@@ -19,7 +19,7 @@ import { Metric } from "effect"
 /** The key under which the review state keeps a conversation's cursor, failure record and the like. */
 export const cursorKey = (conversationId: string): string => `chat:${conversationId}`
 
-/** The key of one member agent's cursor, failure record and the like in a group conversation (SPEC 4.7). */
+/** The key of one member agent's cursor, failure record and the like in a group conversation (docs/spec.md 4.7). */
 export const memberKey = (conversationId: string, agentId: string): string => `group:${conversationId}:${agentId}`
 
 /** What one review is of: a conversation, and in a group the member agent whose review it is. */

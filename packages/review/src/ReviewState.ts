@@ -1,6 +1,6 @@
 /**
- * The review's state (SPEC 4): a cursor per key, the failure records per key, the last review per agent and the lines
- * group members lost to a host's drop (SPEC 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
+ * The review's state (docs/spec.md 4): a cursor per key, the failure records per key, the last review per agent and the lines
+ * group members lost to a host's drop (docs/spec.md 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
  * `reviewed.json` in a memory folder) under the root's one writer. A last review's reason is masked for secrets before
  * it is kept. A review's record can also be made in the commit of its answer (`recordInCommit`, `MemoryStore.apply`).
  */

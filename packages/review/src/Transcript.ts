@@ -28,7 +28,7 @@ export class Transcript extends Context.Service<
     /** The agent that owns a conversation (not asked of a group). */
     readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>
     /**
-     * Optional: the member agents of a group conversation (SPEC 4.7), or `undefined` for a conversation one agent owns.
+     * Optional: the member agents of a group conversation (docs/spec.md 4.7), or `undefined` for a conversation one agent owns.
      * In a group's lines an agent's line names the agent by id (`who: "agent", name: <agentId>`) and a person's line
      * names the person (`who: "user", name`). Each member is reviewed on its own, with its own cursor.
      */

@@ -165,7 +165,7 @@ export class TranscriptMemory extends Context.Service<
     /** Starts a conversation owned by an agent. */
     readonly bind: (conversationId: string, agentId: string) => Effect.Effect<void>
     /**
-     * Starts a group conversation of these member agents (SPEC 4.7). In its lines an agent's line names the agent by id
+     * Starts a group conversation of these member agents (docs/spec.md 4.7). In its lines an agent's line names the agent by id
      * (`{ who: "agent", name: "ada" }`) and a person's line names the person (`{ who: "user", name: "Alice" }`).
      */
     readonly bindGroup: (conversationId: string, members: ReadonlyArray<string>) => Effect.Effect<void>

@@ -1,5 +1,5 @@
 /**
- * The files backend of the storage port (`FileRoot.layer`): a memory root as a folder (SPEC 1). See `paths.ts` for
+ * The files backend of the storage port (`FileRoot.layer`): a memory root as a folder (docs/spec.md 1). See `paths.ts` for
  * where things live and how links are refused, `rootLock.ts` for the single writer, `journal.ts` for the journal,
  * `stateFile.ts` for the review state and `fileCache.ts` for the parsed files kept while unchanged.
  *

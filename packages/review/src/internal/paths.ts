@@ -1,5 +1,5 @@
 /**
- * Where the scopes and files of a memory root live (SPEC 1), and the check that a path stays inside the root.
+ * Where the scopes and files of a memory root live (docs/spec.md 1), and the check that a path stays inside the root.
  *
  * An agent's folder is its id when that is a safe file name everywhere: 1–128 of `[A-Za-z0-9_-]`, not a Windows
  * device name, and not of the shape of a hashed folder (below). Any other id gets `<slug>-<hash>`: a lower-case slug

@@ -1,5 +1,5 @@
 /**
- * Applying a vetted answer (SPEC 4.4 step 6) as one batch of the memory store: each change planned against the
+ * Applying a vetted answer (docs/spec.md 4.4 step 6) as one batch of the memory store: each change planned against the
  * entries the review listed (a numbered edit or remove acts on exactly that entry: its scope, its topic and its real
  * text, with `exact` matching), applied in order under one hold of the writer, and each result read back into what
  * landed. A change whose entry has gone or that is not allowed is skipped with a warning; any other failure is

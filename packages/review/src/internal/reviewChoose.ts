@@ -1,5 +1,5 @@
 /**
- * What one review pass shows the model (SPEC 4.3), as a pure function of the two scopes read and the new lines: the
+ * What one review pass shows the model (docs/spec.md 4.3), as a pure function of the two scopes read and the new lines: the
  * entries (both MEMORY.md files, each only up to its size when a person made it longer, then topic entries as
  * `Selection` chooses them), how many are not shown, and how full each MEMORY.md is. A file far past its size may have
  * been read only as far as its first entries within its size: the entries it left out count as not shown. Topic entries are given to

@@ -1,5 +1,5 @@
 /**
- * One pass of a review over the new lines (SPEC 4.3–4.4): read both scopes, choose what to show, ask the model,
+ * One pass of a review over the new lines (docs/spec.md 4.3–4.4): read both scopes, choose what to show, ask the model,
  * parse and vet its answer, and apply it as one batch. A pass gives back what it did as a value; a pass that fails
  * says why, how far it got, and what of its answer landed before it failed. The pass no other can follow makes the
  * review's record in its batch's commit.

@@ -1,5 +1,5 @@
 /**
- * Reading a conversation for a review (SPEC 4.2): newest first, and only as far as needed to know the new lines and
+ * Reading a conversation for a review (docs/spec.md 4.2): newest first, and only as far as needed to know the new lines and
  * the context lines before them; then the plan of the review those lines call for. Where the host's transcript can
  * also read from a cursor (`oldestAfter` and `newestUpTo`), a review with a cursor reads one review's worth of new
  * lines from it, the newest lines back to the newest user line, and the context before it: never every line back to
@@ -177,9 +177,9 @@ export type Plan =
     }
 
 /**
- * The plan for the lines read at `cursor` (SPEC 4.2): nothing new; no user line among the new ones (they are passed,
+ * The plan for the lines read at `cursor` (docs/spec.md 4.2): nothing new; no user line among the new ones (they are passed,
  * at most a budget's worth); or the new lines that fit in one review's budget, oldest first. Tool calls, tool results
- * and quoted memory are never new words (SPEC 7, no feedback loop): they count as no user line, the model is not shown
+ * and quoted memory are never new words (docs/spec.md 7, no feedback loop): they count as no user line, the model is not shown
  * them as new lines, and the cursor passes them with the lines around them.
  */
 export const plan = (

@@ -1,5 +1,5 @@
 /**
- * One memory review of a conversation, or of one member agent of a group conversation (SPEC 4.2–4.7), as a pipeline
+ * One memory review of a conversation, or of one member agent of a group conversation (docs/spec.md 4.2–4.7), as a pipeline
  * of values: find the agent and its cursor, read the new lines and plan the review, check the failure policy, run the
  * passes, and end in an `Outcome`. A step that fails stops the review with what it knew and what the passes had done;
  * the failure is then counted against the policy, warned and recorded as the last review. A review never fails: what
@@ -92,7 +92,7 @@ interface Ended {
 }
 
 /**
- * The passes over the same lines (SPEC 4.4 step 7): one, and another while an answer at the cap changed something, at
+ * The passes over the same lines (docs/spec.md 4.4 step 7): one, and another while an answer at the cap changed something, at
  * most `extraPassesMax` more.
  */
 const passes = (
@@ -134,7 +134,7 @@ const passes = (
   )
 
 /**
- * A group member's lines as it sees them (SPEC 4.7): its own as itself, the other agents' by name; and who else takes
+ * A group member's lines as it sees them (docs/spec.md 4.7): its own as itself, the other agents' by name; and who else takes
  * part, for the request.
  */
 const asMember = Effect.fnUntraced(function* (

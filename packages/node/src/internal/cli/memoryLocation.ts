@@ -3,9 +3,10 @@
  * (`postgres://` or `postgresql://`, the schema in `?schema=NAME`, `mneme` by default). A location is shown to people
  * without the URL's password (in its user part or a `password` parameter), and gives the storage port over it. The
  * Postgres backend (`@mneme/sql`, with its driver and effect/cluster) is loaded only
- * for a Postgres location.
+ * for a Postgres location: it is an optional peer of `@mneme/node`, and where it is not installed the location cannot
+ * be used, with a message saying what to install.
  */
-import type { StorageError } from "@mneme/core"
+import { RootUnusable, StorageError } from "@mneme/core"
 import { FileRoot, type MemoryRoot } from "@mneme/review"
 import { Effect, type FileSystem, Layer, type Path, Redacted, Result } from "effect"
 import * as NodePlatform from "../../NodePlatform.ts"
@@ -82,6 +83,39 @@ export const parse = (given: string): Result.Result<Location, string> => {
   })
 }
 
+/** The package that holds the Postgres backend, installed beside `@mneme/node` by those who use it. */
+export const postgresPackage = "@mneme/sql"
+
+/** The package a failed import says it could not find, when that is why it failed. */
+const missingPackage = (cause: unknown): string | undefined => {
+  if (typeof cause !== "object" || cause === null || !("code" in cause) || cause.code !== "ERR_MODULE_NOT_FOUND") {
+    return undefined
+  }
+  const message = "message" in cause ? String(cause.message) : ""
+  return /^Cannot find package '([^']{1,214})'/.exec(message)?.[1] ?? postgresPackage
+}
+
+/**
+ * The Postgres backend, loaded now; where it (or a package it needs) is not installed, the location cannot be used,
+ * and the error names what to install.
+ */
+const loadPostgres = (location: Postgres) =>
+  Effect.tryPromise({ try: () => import("@mneme/sql"), catch: (cause) => cause }).pipe(
+    Effect.catch((cause) => {
+      const missing = missingPackage(cause)
+      if (missing === undefined) return Effect.die(cause)
+      const found = missing === postgresPackage ? "" : ` (${missing} was not found)`
+      return Effect.fail(
+        new StorageError({
+          reason: new RootUnusable({
+            root: location.shown,
+            detail: `memory in Postgres needs ${postgresPackage}, which is not installed${found}: install it beside @mneme/node (npm install ${postgresPackage})`
+          })
+        })
+      )
+    })
+  )
+
 /** The storage port over `location`, on this machine (a folder needs the file system). */
 export const rootLayer = (
   location: Location
@@ -89,8 +123,7 @@ export const rootLayer = (
   location._tag === "Folder"
     ? FileRoot.layer({ root: location.path }).pipe(Layer.provide(NodePlatform.layer))
     : Layer.unwrap(
-        Effect.map(
-          Effect.promise(() => import("@mneme/sql")),
-          ({ PostgresRoot }) => PostgresRoot.layer({ url: location.url, schema: location.schema })
+        Effect.map(loadPostgres(location), ({ PostgresRoot }) =>
+          PostgresRoot.layer({ url: location.url, schema: location.schema })
         )
       )

@@ -185,7 +185,7 @@ export interface Estimate {
 }
 
 /**
- * The model calls reviewing the lines after `cursor` to the end needs, split as the review splits them (SPEC 4.2,
+ * The model calls reviewing the lines after `cursor` to the end needs, split as the review splits them (docs/spec.md 4.2,
  * `Lines.fit`): each review reads as many of the new lines as fit in `newLinesBudget` characters of cut text (the
  * first always), and asks the model once when they hold a user line; lines with no user line after them are passed
  * without a call. An answer at its cap that changed something earns up to `extraPassesMax` more calls over the same
