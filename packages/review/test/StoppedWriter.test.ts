@@ -88,3 +88,72 @@ describe("the lock", () => {
       }
     }))
 })
+
+/** The files a change of Ada's memory may touch. */
+const files = ["agents/ada/MEMORY.md", "agents/ada/pets.md"] as const
+
+/** What each of `files` holds (`undefined` when it is not there). */
+const contents = (root: string) =>
+  Effect.forEach(files, (file) =>
+    Effect.map(FileSystem.FileSystem, (fs) => fs).pipe(
+      Effect.flatMap((fs) => Effect.option(fs.readFileString(`${root}/${file}`))),
+      Effect.map(Option.getOrUndefined)
+    )
+  )
+
+/** The lines of a file's text, in order of their text. */
+const lineSet = (text: string | undefined) => text?.split("\n").toSorted()
+
+const changes: ReadonlyArray<readonly [string, (store: Store) => Effect.Effect<unknown, unknown>]> = [
+  ["an add to MEMORY.md", (store) => store.add({ scope: own, text: "stopped", actor: "t" })],
+  [
+    "an add to a new topic (the topic and its link in MEMORY.md)",
+    (store) => store.add({ scope: own, topic: "pets", text: "a cat", actor: "t" })
+  ],
+  ["a remove", (store) => store.remove({ scope: own, match: "before", actor: "t" })]
+]
+
+describe("the journal", () => {
+  for (const [name, change] of changes) {
+    test(`${name} stopped at any step: the next process's journal names what the files hold, and undo works`, () =>
+      Effect.gen(function* () {
+        const seed = (root: string) =>
+          next(root, (store) =>
+            Effect.andThen(
+              store.add({ scope: own, text: "before", actor: "t" }),
+              store.add({ scope: own, text: "kept", actor: "t" })
+            )
+          )
+        const steps = yield* stepsOf(seed, change)
+        for (let at = 1; at <= steps.length; at++) {
+          const where = `stopped at step ${at} (${steps[at - 1]!.call} ${steps[at - 1]!.path})`
+          const root = yield* tempRoot
+          yield* seed(root)
+          const seeded = (yield* next(root, (store) => store.journal())).length
+          const before = yield* contents(root)
+          yield* Effect.exit(stoppedAt(root, stopAt(at), change))
+          const after = yield* contents(root)
+          // Read as the next process sees it (the stopped writer's lock still there), then after its first write.
+          const shown = (yield* next(root, (store) => store.journal())).slice(seeded)
+          files.forEach((file, i) => {
+            const changed = before[i] !== after[i]
+            const journaled = shown.some((line) => line.file === file)
+            assert.strictEqual(journaled, changed, `${where}: ${file} changed ${changed}, journaled ${journaled}`)
+          })
+          const undone = yield* next(root, (store) => store.undo({ scope: own, actor: "t" }))
+          assert.isTrue(undone.length === 1 && undone[0]!.changed, where)
+          const journal = yield* next(root, (store) => store.journal())
+          assert.deepStrictEqual(
+            journal
+              .slice(seeded)
+              .filter((line) => line.op !== "undo")
+              .map((line) => line.file),
+            shown.map((line) => line.file),
+            where
+          )
+          // Undone, the change leaves the files with the lines they had (an entry given back may come back elsewhere).
+          if (shown.length > 0) assert.deepStrictEqual((yield* contents(root)).map(lineSet), before.map(lineSet), where)
+        }
+      }))
+  }
+})

@@ -7,7 +7,8 @@
  * writes every new file (and the review state, when the commit changes it) to a flushed temporary file, appends all its
  * journal lines in one write, and only then renames the files into place; a failure on the way leaves every file and
  * the state as they were and the journal as long as it was. A file it wrote keeps the parse its writer gave, so reading
- * the same text again parses nothing.
+ * the same text again parses nothing. A writer killed between the journal's append and the renames leaves lines for a
+ * change the files do not hold: the next writer, taking its lock, settles them (`journalSettle.ts`).
  * Leftovers of killed writers (temporary files, stale locks set aside) are removed under the lock once they are
  * provably abandoned: their writer ran on this host and is gone, or they are older than a lease before the lock was
  * taken.
@@ -66,6 +67,7 @@ import {
   writeTemporary
 } from "./files.ts"
 import * as Journal from "./journal.ts"
+import * as JournalSettle from "./journalSettle.ts"
 import * as Paths from "./paths.ts"
 import * as RootLock from "./rootLock.ts"
 import * as StateFile from "./stateFile.ts"
@@ -97,6 +99,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const temporarySuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp"))
 
   const looker: Paths.Looker = { fs, lstatAll: platform.lstatAll }
+  const filesOf = (real: string): JournalSettle.Files => ({ real, looker, readFile: platform.readFile })
 
   /**
    * The root's real path as last resolved, with the stats then of the root and of its real path: while a stat of both
@@ -552,13 +555,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
   })
 
-  /** The journal's lines for `records`, made at `time`, each with its own id. */
+  /** The journal's lines for `records`, made at `time` by one change, each with its own id (`Journal.idOf`). */
   const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const lines: Array<JournalLine> = []
-    for (const record of records) {
-      lines.push({ version: Journal.version, id: `${time.toString(36)}-${yield* unique}`, time, ...record })
-    }
-    return lines
+    const change = `${time.toString(36)}-${yield* unique}`
+    return records.map((record, index): JournalLine => ({
+      version: Journal.version,
+      id: Journal.idOf(change, index, records.length),
+      time,
+      ...record
+    }))
   })
 
   /**
@@ -854,6 +859,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         if (real === undefined) return yield* storageError(new RootUnusable({ root, detail: "its folder is gone" }))
         const names = yield* platform.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
         yield* run(cleanLeftovers(real, names, held))
+        if (held.tookOver) yield* run(JournalSettle.settle(filesOf(real)))
         return yield* Effect.uninterruptible(body(real, held))
       })
     )
@@ -881,7 +887,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(readFailed(Journal.journalName)))) ?? ""
         const decoded = Journal.decode(text)
         for (const warning of Journal.warnings(decoded)) yield* Effect.logWarning(warning)
-        let lines = decoded.lines
+        // While the lock is taken, the last change may be half made: its lines show where the files hold them.
+        let lines = (yield* JournalSettle.lockTaken(filesOf(real), path.join(real, RootLock.lockName)))
+          ? yield* JournalSettle.shown(filesOf(real), text, decoded.lines)
+          : decoded.lines
         if (options?.scope !== undefined) {
           const dir = Paths.scopeDir(hash, options.scope)
           const earlier = options.scope.kind === "agent" ? Paths.legacyAgentDir(hash, options.scope.agentId) : undefined
