@@ -63,12 +63,12 @@ import {
   sameHost,
   storageError,
   writeAtomic,
-  writeFailed,
-  writeTemporary
+  writeFailed
 } from "./files.ts"
 import * as Journal from "./journal.ts"
 import * as JournalSettle from "./journalSettle.ts"
 import * as Paths from "./paths.ts"
+import * as Placement from "./placement.ts"
 import * as RootLock from "./rootLock.ts"
 import * as StateFile from "./stateFile.ts"
 
@@ -97,6 +97,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const self = { pid: platform.processId, host: platform.hostName }
   const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
   const temporarySuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp"))
+  const removedSuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "removed"))
 
   const looker: Paths.Looker = { fs, lstatAll: platform.lstatAll }
   const filesOf = (real: string): JournalSettle.Files => ({ real, looker, readFile: platform.readFile })
@@ -495,7 +496,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     if (record.info !== undefined) return undefined
     const file = `${dir}/${Paths.idRecordName}`
     const content = encodeIdRecord({ version: 1, agentId }) + "\n"
-    yield* writeAtomic(record.absolute, file, content, yield* temporarySuffix)
+    yield* Placement.write({ looker, real, file, absolute: record.absolute }, content, yield* temporarySuffix)
     return record.absolute
   })
 
@@ -656,26 +657,32 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     readonly texts: Map<string, string>
   }
 
-  /** A file a commit replaces or removes: where it is, what it held (text or bytes), and its new text written aside. */
+  /**
+   * A file a commit replaces or removes: where it is (and its inode then), what it held (text or bytes), and its new
+   * text written aside.
+   */
   interface Target {
     readonly write: FileWrite
     readonly index: number
     readonly absolute: string
+    readonly place: Placement.Place
+    readonly ino: bigint | undefined
     readonly old: string | Uint8Array | undefined
-    readonly temporary: string | undefined
+    readonly temporary: Placement.Aside | undefined
   }
 
-  /** Gives every target back what it held (best effort: this runs when a commit fails midway). */
+  /**
+   * Gives every target back what it held (best effort: this runs when a commit fails midway), never through a link
+   * swapped in meanwhile.
+   */
   const restore = (targets: ReadonlyArray<Target>) =>
     Effect.forEach(
       targets,
       (target) =>
         Effect.ignore(
           target.old === undefined
-            ? fs.remove(target.absolute, { force: true })
-            : Effect.flatMap(temporarySuffix, (suffix) =>
-                writeAtomic(target.absolute, target.write.file, target.old!, suffix)
-              )
+            ? Effect.flatMap(removedSuffix, (suffix) => Placement.remove(target.place, target.temporary?.ino, suffix))
+            : Effect.flatMap(temporarySuffix, (suffix) => Placement.write(target.place, target.old!, suffix))
         ),
       { discard: true }
     )
@@ -733,11 +740,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : read !== undefined
                 ? read
                 : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
+          const place: Placement.Place = { looker, real, file: write.file, absolute }
           const temporary =
             write.content === undefined
               ? undefined
-              : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
-          targets.push({ write, index, absolute, old, temporary })
+              : yield* Placement.writeAside(place, write.content, yield* temporarySuffix)
+          targets.push({ write, index, absolute, place, ino: info?.ino, old, temporary })
         })
         // The state file, after the memory files: its new text written aside as theirs are, where it changes.
         const stateTarget = Effect.gen(function* () {
@@ -746,8 +754,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           state = changed
           if (changed === undefined) return
           const write = { file: StateFile.stateName, content: changed.text }
-          const temporary = yield* writeTemporary(changed.absolute, write.file, changed.text, yield* temporarySuffix)
-          targets.push({ write, index: writes.length, absolute: changed.absolute, old: changed.old, temporary })
+          const place: Placement.Place = { looker, real, file: write.file, absolute: changed.absolute }
+          const temporary = yield* Placement.writeAside(place, changed.text, yield* temporarySuffix)
+          const { absolute, old } = changed
+          targets.push({ write, index: writes.length, absolute, place, ino: undefined, old, temporary })
         })
         const prepare = Effect.andThen(
           makeNeeded,
@@ -761,24 +771,20 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           (target) =>
             target.temporary === undefined || written.includes(target)
               ? Effect.void
-              : Effect.ignore(fs.remove(target.temporary, { force: true })),
+              : Effect.ignore(fs.remove(target.temporary.temporary, { force: true })),
           { discard: true }
         )
         // Every file put in place at once, each rename or removal let finish (what landed is known, to give back),
-        // then the first failure in the order given fails the commit.
+        // then the first failure in the order given fails the commit. Each is checked to stay inside the root.
         const apply = Effect.forEach(
           targets,
           (target) =>
             (target.temporary === undefined
               ? target.old === undefined
                 ? Effect.void
-                : fs.remove(target.absolute)
-              : fs.rename(target.temporary, target.absolute)
-            ).pipe(
-              Effect.mapError(writeFailed(target.write.file)),
-              Effect.andThen(Effect.sync(() => written.push(target))),
-              Effect.result
-            ),
+                : Effect.flatMap(removedSuffix, (suffix) => Placement.remove(target.place, target.ino, suffix))
+              : Placement.put(target.place, target.temporary)
+            ).pipe(Effect.andThen(Effect.sync(() => written.push(target))), Effect.result),
           { concurrency: "unbounded" }
         ).pipe(
           Effect.flatMap((results) => {
@@ -845,6 +851,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     if (scope.kind === "agent") seen.ids.set(dir, scope.agentId)
     const { stored, names, folder } = yield* readScope(real, scope, dir, seen.texts, topics)
     if (folder !== undefined) {
+      // Looked at again once read: a link swapped in for a folder meanwhile fails the read, so nothing read through it
+      // is changed or quoted.
+      yield* Paths.resolve(looker, real, dir)
       seen.folders.set(dir, folder)
       yield* cleanLeftovers(folder, names, held)
     }
