@@ -295,7 +295,9 @@ describe("a root or a lock that cannot be used fails at once, naming it and why"
         ],
         [
           add(`${root}/unlockable`, "x").pipe(
-            Effect.provide(failingServices((call, path) => call === "open" && path === `${root}/unlockable/.lock`))
+            Effect.provide(
+              failingServices((call, path) => call === "writeFile" && path.startsWith(`${root}/unlockable/.lock.`))
+            )
           ),
           "RootUnusable",
           `the memory root ${root}/unlockable cannot be used: its lock ${root}/unlockable/.lock cannot be made: Unknown: injected failure`
@@ -555,14 +557,14 @@ describe("a root given as a link", () => {
   )
 })
 
-describe("a lock that cannot be filled", () => {
+describe("a lock that cannot be written", () => {
   it.effect("fails the change before anything is written, naming the lock and why, and leaves no lock", () =>
     Effect.gen(function* () {
       const path = yield* Path.Path
       const root = yield* tempRoot
       yield* add(root, "before")
       const before = yield* listing(root)
-      const failing = failingServices((call, file) => call === "writeAll" && path.basename(file) === ".lock")
+      const failing = failingServices((call, file) => call === "writeFile" && path.basename(file).startsWith(".lock."))
       const logged = warnings()
       const error = yield* Effect.flip(add(root, "after").pipe(Effect.provide(failing), Effect.provide(logged.layer)))
       assert.strictEqual(error._tag, "StorageError")

@@ -488,7 +488,7 @@ describe("atomic writes", () => {
       yield* at(root, (store) => store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }))
       const before = yield* listing(root)
       const memory = yield* read(root, "agents/ada/MEMORY.md")
-      const failing = failingServices((c, file) => c === "remove" && path.basename(file) === "pets.md")
+      const failing = failingServices((c, file) => c === "remove" && path.basename(file).includes("pets.md"))
       const error = yield* at(root, (store) =>
         Effect.flip(store.remove({ scope: own, topic: "pets", match: "cat", actor: "t" }))
       ).pipe(Effect.provide(failing))

@@ -50,8 +50,11 @@ export interface Owner {
 /** A host name as it can stand in a file name. */
 const hostPart = (host: string) => host.replace(/[^A-Za-z0-9.-]/g, "_")
 
-/** The suffix of a temporary file's name after its file's: `.<pid>@<host>.<unique>.tmp`. */
-export const leftoverSuffix = (owner: Owner, unique: string, kind: "tmp" | "stale") =>
+/**
+ * The suffix of a temporary file's name after its file's: `.<pid>@<host>.<unique>.tmp` (`.stale` for a lock set aside,
+ * `.removed` for a file set aside to be removed, which is never cleaned: it is kept where its removal was refused).
+ */
+export const leftoverSuffix = (owner: Owner, unique: string, kind: "tmp" | "stale" | "removed") =>
   `.${owner.pid}@${hostPart(owner.host)}.${unique}.${kind}`
 
 /** The owner a leftover's name gives (see `leftoverSuffix`), for a name ending `.tmp` or `.stale`. */
@@ -74,7 +77,7 @@ export const sameHost = (owner: Owner, host: string) => hostPart(owner.host) ===
  * Writes `content` to a new temporary file beside `absolute` and flushes it to disk; gives the temporary file's path.
  * A failure removes what was written.
  */
-export const writeTemporary = Effect.fnUntraced(function* (
+const writeTemporary = Effect.fnUntraced(function* (
   absolute: string,
   file: string,
   content: string | Uint8Array,

@@ -54,6 +54,52 @@ export const decode = (text: string): Decoded => {
   return { lines, damaged, torn }
 }
 
+/**
+ * The id of the line `index` of the `count` lines of one change, whose own id is `change`: the change's id for a change
+ * of one line, else the change's id and `.<index>`, so the lines of one change can be told from those of the next.
+ */
+export const idOf = (change: string, index: number, count: number): string =>
+  count === 1 ? change : `${change}.${index}`
+
+/** The change a line of this release belongs to, named by its id (see `idOf`); `undefined` for a line without one. */
+const changeOf = (line: JournalLine): string | undefined => {
+  const id = line.id
+  if (id === undefined) return undefined
+  const dot = id.lastIndexOf(".")
+  return dot < 0 ? id : id.slice(0, dot)
+}
+
+/**
+ * The last change of the journal's text: the records at its end that belong to the change of its last record (one
+ * line only, where its change cannot be told), and where the first of them starts (a character offset; a torn line
+ * after them goes with them). `undefined` when the text holds no record.
+ */
+export const lastChange = (
+  text: string
+): { readonly start: number; readonly lines: ReadonlyArray<JournalLine> } | undefined => {
+  const lines: Array<JournalLine> = []
+  let start: number | undefined
+  let end = text.length
+  while (end > 0) {
+    // The line ending at `end` (its line break, if any, included) starts after the line break before it.
+    const before = text[end - 1] === "\n" ? end - 2 : end - 1
+    const from = before < 0 ? 0 : text.lastIndexOf("\n", before) + 1
+    const raw = text.slice(from, end).trim()
+    end = from
+    if (raw === "") continue
+    const decoded = decodeLine(raw)
+    if (decoded._tag === "None") {
+      if (start === undefined) continue
+      break
+    }
+    const last = lines[0]
+    if (last !== undefined && (changeOf(last) === undefined || changeOf(decoded.value) !== changeOf(last))) break
+    lines.unshift(decoded.value)
+    start = from
+  }
+  return start === undefined ? undefined : { start, lines }
+}
+
 /** The warnings a read of the journal gives: damaged lines, and a torn last line. */
 export const warnings = (decoded: Decoded): ReadonlyArray<string> => [
   ...(decoded.damaged.length > 0

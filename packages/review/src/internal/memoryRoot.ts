@@ -7,7 +7,8 @@
  * writes every new file (and the review state, when the commit changes it) to a flushed temporary file, appends all its
  * journal lines in one write, and only then renames the files into place; a failure on the way leaves every file and
  * the state as they were and the journal as long as it was. A file it wrote keeps the parse its writer gave, so reading
- * the same text again parses nothing.
+ * the same text again parses nothing. A writer killed between the journal's append and the renames leaves lines for a
+ * change the files do not hold: the next writer, taking its lock, settles them (`journalSettle.ts`).
  * Leftovers of killed writers (temporary files, stale locks set aside) are removed under the lock once they are
  * provably abandoned: their writer ran on this host and is gone, or they are older than a lease before the lock was
  * taken.
@@ -62,11 +63,12 @@ import {
   sameHost,
   storageError,
   writeAtomic,
-  writeFailed,
-  writeTemporary
+  writeFailed
 } from "./files.ts"
 import * as Journal from "./journal.ts"
+import * as JournalSettle from "./journalSettle.ts"
 import * as Paths from "./paths.ts"
+import * as Placement from "./placement.ts"
 import * as RootLock from "./rootLock.ts"
 import * as StateFile from "./stateFile.ts"
 
@@ -95,8 +97,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const self = { pid: platform.processId, host: platform.hostName }
   const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
   const temporarySuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp"))
+  const removedSuffix = Effect.map(unique, (id) => leftoverSuffix(self, id, "removed"))
 
   const looker: Paths.Looker = { fs, lstatAll: platform.lstatAll }
+  const filesOf = (real: string): JournalSettle.Files => ({ real, looker, readFile: platform.readFile })
 
   /**
    * The root's real path as last resolved, with the stats then of the root and of its real path: while a stat of both
@@ -492,7 +496,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     if (record.info !== undefined) return undefined
     const file = `${dir}/${Paths.idRecordName}`
     const content = encodeIdRecord({ version: 1, agentId }) + "\n"
-    yield* writeAtomic(record.absolute, file, content, yield* temporarySuffix)
+    yield* Placement.write({ looker, real, file, absolute: record.absolute }, content, yield* temporarySuffix)
     return record.absolute
   })
 
@@ -552,13 +556,15 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
   })
 
-  /** The journal's lines for `records`, made at `time`, each with its own id. */
+  /** The journal's lines for `records`, made at `time` by one change, each with its own id (`Journal.idOf`). */
   const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const lines: Array<JournalLine> = []
-    for (const record of records) {
-      lines.push({ version: Journal.version, id: `${time.toString(36)}-${yield* unique}`, time, ...record })
-    }
-    return lines
+    const change = `${time.toString(36)}-${yield* unique}`
+    return records.map((record, index): JournalLine => ({
+      version: Journal.version,
+      id: Journal.idOf(change, index, records.length),
+      time,
+      ...record
+    }))
   })
 
   /**
@@ -651,26 +657,32 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     readonly texts: Map<string, string>
   }
 
-  /** A file a commit replaces or removes: where it is, what it held (text or bytes), and its new text written aside. */
+  /**
+   * A file a commit replaces or removes: where it is (and its inode then), what it held (text or bytes), and its new
+   * text written aside.
+   */
   interface Target {
     readonly write: FileWrite
     readonly index: number
     readonly absolute: string
+    readonly place: Placement.Place
+    readonly ino: bigint | undefined
     readonly old: string | Uint8Array | undefined
-    readonly temporary: string | undefined
+    readonly temporary: Placement.Aside | undefined
   }
 
-  /** Gives every target back what it held (best effort: this runs when a commit fails midway). */
+  /**
+   * Gives every target back what it held (best effort: this runs when a commit fails midway), never through a link
+   * swapped in meanwhile.
+   */
   const restore = (targets: ReadonlyArray<Target>) =>
     Effect.forEach(
       targets,
       (target) =>
         Effect.ignore(
           target.old === undefined
-            ? fs.remove(target.absolute, { force: true })
-            : Effect.flatMap(temporarySuffix, (suffix) =>
-                writeAtomic(target.absolute, target.write.file, target.old!, suffix)
-              )
+            ? Effect.flatMap(removedSuffix, (suffix) => Placement.remove(target.place, target.temporary?.ino, suffix))
+            : Effect.flatMap(temporarySuffix, (suffix) => Placement.write(target.place, target.old!, suffix))
         ),
       { discard: true }
     )
@@ -728,11 +740,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
               : read !== undefined
                 ? read
                 : yield* orMissing(fs.readFile(absolute)).pipe(Effect.mapError(readFailed(write.file)))
+          const place: Placement.Place = { looker, real, file: write.file, absolute }
           const temporary =
             write.content === undefined
               ? undefined
-              : yield* writeTemporary(absolute, write.file, write.content, yield* temporarySuffix)
-          targets.push({ write, index, absolute, old, temporary })
+              : yield* Placement.writeAside(place, write.content, yield* temporarySuffix)
+          targets.push({ write, index, absolute, place, ino: info?.ino, old, temporary })
         })
         // The state file, after the memory files: its new text written aside as theirs are, where it changes.
         const stateTarget = Effect.gen(function* () {
@@ -741,8 +754,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           state = changed
           if (changed === undefined) return
           const write = { file: StateFile.stateName, content: changed.text }
-          const temporary = yield* writeTemporary(changed.absolute, write.file, changed.text, yield* temporarySuffix)
-          targets.push({ write, index: writes.length, absolute: changed.absolute, old: changed.old, temporary })
+          const place: Placement.Place = { looker, real, file: write.file, absolute: changed.absolute }
+          const temporary = yield* Placement.writeAside(place, changed.text, yield* temporarySuffix)
+          const { absolute, old } = changed
+          targets.push({ write, index: writes.length, absolute, place, ino: undefined, old, temporary })
         })
         const prepare = Effect.andThen(
           makeNeeded,
@@ -756,24 +771,20 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           (target) =>
             target.temporary === undefined || written.includes(target)
               ? Effect.void
-              : Effect.ignore(fs.remove(target.temporary, { force: true })),
+              : Effect.ignore(fs.remove(target.temporary.temporary, { force: true })),
           { discard: true }
         )
         // Every file put in place at once, each rename or removal let finish (what landed is known, to give back),
-        // then the first failure in the order given fails the commit.
+        // then the first failure in the order given fails the commit. Each is checked to stay inside the root.
         const apply = Effect.forEach(
           targets,
           (target) =>
             (target.temporary === undefined
               ? target.old === undefined
                 ? Effect.void
-                : fs.remove(target.absolute)
-              : fs.rename(target.temporary, target.absolute)
-            ).pipe(
-              Effect.mapError(writeFailed(target.write.file)),
-              Effect.andThen(Effect.sync(() => written.push(target))),
-              Effect.result
-            ),
+                : Effect.flatMap(removedSuffix, (suffix) => Placement.remove(target.place, target.ino, suffix))
+              : Placement.put(target.place, target.temporary)
+            ).pipe(Effect.andThen(Effect.sync(() => written.push(target))), Effect.result),
           { concurrency: "unbounded" }
         ).pipe(
           Effect.flatMap((results) => {
@@ -840,6 +851,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     if (scope.kind === "agent") seen.ids.set(dir, scope.agentId)
     const { stored, names, folder } = yield* readScope(real, scope, dir, seen.texts, topics)
     if (folder !== undefined) {
+      // Looked at again once read: a link swapped in for a folder meanwhile fails the read, so nothing read through it
+      // is changed or quoted.
+      yield* Paths.resolve(looker, real, dir)
       seen.folders.set(dir, folder)
       yield* cleanLeftovers(folder, names, held)
     }
@@ -854,6 +868,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
         if (real === undefined) return yield* storageError(new RootUnusable({ root, detail: "its folder is gone" }))
         const names = yield* platform.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
         yield* run(cleanLeftovers(real, names, held))
+        if (held.tookOver) yield* run(JournalSettle.settle(filesOf(real)))
         return yield* Effect.uninterruptible(body(real, held))
       })
     )
@@ -881,7 +896,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(readFailed(Journal.journalName)))) ?? ""
         const decoded = Journal.decode(text)
         for (const warning of Journal.warnings(decoded)) yield* Effect.logWarning(warning)
-        let lines = decoded.lines
+        // While the lock is taken, the last change may be half made: its lines show where the files hold them.
+        let lines = (yield* JournalSettle.lockTaken(filesOf(real), path.join(real, RootLock.lockName)))
+          ? yield* JournalSettle.shown(filesOf(real), text, decoded.lines)
+          : decoded.lines
         if (options?.scope !== undefined) {
           const dir = Paths.scopeDir(hash, options.scope)
           const earlier = options.scope.kind === "agent" ? Paths.legacyAgentDir(hash, options.scope.agentId) : undefined

@@ -5,33 +5,21 @@
  * A lock is taken from its holder only when the holder is provably gone: it runs on this host and no process of its
  * id is alive, or it has not renewed its lease for `lease` (a holder touches the lock's time every third of the lease
  * while it holds it; a waiter sees whether the lock changes, so no two hosts' clocks are compared). A lock with no
- * owner in it (a writer killed between creating it and filling it) is taken once it has stayed so for a second.
+ * owner in it (left by an earlier release, which created the lock first and filled it after) is taken once it has
+ * stayed so for a second.
  * Anything else is waited for, up to `wait`, and then the writer fails with `Busy`, naming who holds the lock and
  * since when. A root where the lock cannot be made fails at once (`RootUnusable`, `NotAFolder`). A stale lock is moved
  * aside (`.lock.<pid>@<host>.<token>.stale`, named by who moved it) before it is removed, so two writers cannot both
  * take it away.
  *
- * A lock made is filled (its owner written, its handle closed) while the holder goes on; whatever looks at the lock
- * for the holder (the check before a change, the renewal, the release) waits for that first, and the check fails as
- * taking the lock would have where it could not be filled. A holder knows its lock by what a stat of it gave when it
- * last wrote it (its inode, size and change time), so seeing that the lock is still its own costs a stat, taken at
- * once (the platform's); where the stat differs (or gives no inode), the lock's token is read to tell.
+ * A lock is made whole in one step: its owner is written to a temporary file that is then linked into place, so no
+ * lock is ever empty. A holder knows its lock by what a stat of it gave when it last wrote it (its inode, size and
+ * change time), so seeing that the lock is still its own costs a stat, taken at once (the platform's); where the stat
+ * differs (or gives no inode), the lock's token is read to tell. A hold says whether it took the lock from a holder
+ * that was gone, which may have been stopped in the middle of a change.
  */
 import { Busy, type LockHolder, NotAFolder, RootUnusable, type StorageError } from "@mneme/core"
-import {
-  Clock,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  FileSystem,
-  Option,
-  Path,
-  Random,
-  Schema,
-  Scope,
-  Semaphore
-} from "effect"
+import { Clock, Duration, Effect, Fiber, FileSystem, Option, Path, Random, Schema, Semaphore } from "effect"
 import type { Platform, Stat } from "../Platform.ts"
 import { describe, encodeText, leftoverSuffix, orMissing, type Owner, storageError } from "./files.ts"
 
@@ -71,6 +59,8 @@ export interface Held {
    * up the first time it is asked for, which is rarely (a leftover of another host).
    */
   readonly takenAt: Effect.Effect<number>
+  /** Whether the lock was taken from a holder that was gone (stopped, it may have left a change half made). */
+  readonly tookOver: boolean
 }
 
 /** The writer lock of one root. */
@@ -131,21 +121,24 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
   )
 
   /**
-   * Creates the lock (and the root, when it is missing), empty; `undefined` when there already is one, else how to fill
-   * it for `token`: its content written and its handle closed.
+   * Creates the lock with its owner in it, in one step (and the root, when it is missing): the content is written to a
+   * temporary file beside it (`.lock.<pid>@<host>.<token>.tmp`), which is linked into place (a link fails where there is
+   * a lock already, as an exclusive create does) and then removed; `false` when there already is a lock. A writer
+   * killed on the way leaves no lock or a whole one (and, at worst, its temporary file, which is removed as any
+   * abandoned leftover is), never an empty one.
    */
   const create = (token: string, since: number) => {
     const content = JSON.stringify({ version: 1, pid: self.pid, host: self.host, since, token })
-    const made = Effect.gen(function* () {
-      const scope = yield* Scope.make()
-      const handle = yield* fs.open(lockFile, { flag: "wx" }).pipe(Scope.provide(scope))
-      // A lock that cannot be filled is taken away again at once.
-      return handle.writeAll(encodeText(content)).pipe(
-        Effect.ensuring(Scope.close(scope, Exit.void)),
-        Effect.onError(() => Effect.ignore(fs.remove(lockFile, { force: true }))),
-        Effect.mapError((error) => unusable(`its lock ${lockFile} cannot be made: ${describe(error)}`))
+    const temporary = `${lockFile}${leftoverSuffix(self, token, "tmp")}`
+    const made = fs.writeFile(temporary, encodeText(content)).pipe(
+      Effect.andThen(
+        fs.link(temporary, lockFile).pipe(
+          Effect.as(true),
+          Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(false)),
+          Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true })))
+        )
       )
-    }).pipe(Effect.catchReason("PlatformError", "AlreadyExists", () => Effect.succeed(undefined)))
+    )
     // A root that is missing is made; one that is not a folder says so.
     return made.pipe(
       Effect.catchTag("PlatformError", (error) =>
@@ -177,13 +170,13 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     a.type === b.type
 
   /**
-   * A hold's own lock: its token, the lock's stat when this hold last wrote it (`undefined` until it is known), and the
-   * filling of the lock made (`undefined` until it is made), which goes on while the hold begins.
+   * A hold's own lock: its token, the lock's stat when this hold last wrote it (`undefined` until it is known), and
+   * whether it was taken from a holder that was gone.
    */
   interface Mine {
     readonly token: string
     stat: Stat | undefined
-    filling: Fiber.Fiber<void, StorageError> | undefined
+    tookOver: boolean
   }
 
   /** The lock as a waiter sees it: its owner (if it holds one) and a snapshot that changes when the lock does. */
@@ -203,12 +196,12 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
 
   /**
    * Moves the lock aside, checks that what was moved is the lock judged stale (a lock taken meanwhile is put back),
-   * and removes it.
+   * and removes it; says whether the stale lock was removed.
    */
   const takeAway = Effect.fnUntraced(function* (snapshot: string, who: string, token: string) {
     const aside = `${lockFile}${leftoverSuffix(self, token, "stale")}`
     const moved = yield* orMissing(Effect.as(fs.rename(lockFile, aside), true))
-    if (moved === undefined) return
+    if (moved === undefined) return false
     const info = yield* orMissing(fs.lstat(aside))
     const content = (yield* orMissing(fs.readFileString(aside))) ?? ""
     const mtime = info === undefined ? 0 : Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
@@ -217,6 +210,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     if (same) yield* Effect.logWarning(`mneme: removed a stale lock of the memory root ${root}: ${who}`)
     else yield* Effect.ignore(fs.link(aside, lockFile))
     yield* Effect.ignore(fs.remove(aside, { force: true }))
+    return same
   })
 
   /** Takes the lock for `mine`, waiting while its holder may be alive, up to `wait`. */
@@ -226,22 +220,14 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     let pause = 2
     while (true) {
       const now = yield* Clock.currentTimeMillis
-      // Made, it is filled in a fiber of its own (so nothing stops it half done), its stat taken then and once filled.
       const made = yield* Effect.uninterruptible(
-        Effect.flatMap(create(mine.token, now), (fill) =>
-          fill === undefined
-            ? Effect.succeed(false)
-            : Effect.gen(function* () {
-                mine.stat = yield* statNow
-                const filled = Effect.andThen(
-                  fill,
-                  Effect.map(statNow, (stat) => {
-                    mine.stat = stat
-                  })
-                )
-                mine.filling = yield* Effect.forkDetach(filled)
+        Effect.flatMap(create(mine.token, now), (made) =>
+          made
+            ? Effect.map(statNow, (stat) => {
+                mine.stat = stat
                 return true
               })
+            : Effect.succeed(false)
         )
       )
       if (made) return
@@ -256,7 +242,9 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
           : unchanged >= lease || (holder.host === self.host && !(yield* platform.isAlive(holder.pid)))
       if (gone) {
         const who = holder === undefined ? "(no owner in it)" : lock.content
-        yield* takeAway(lock.snapshot, who, mine.token).pipe(Effect.catch(() => Effect.void))
+        if (yield* takeAway(lock.snapshot, who, mine.token).pipe(Effect.catch(() => Effect.succeed(false)))) {
+          mine.tookOver = true
+        }
         seen = undefined
         continue
       }
@@ -276,16 +264,13 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     Effect.map((content) => (content === undefined ? undefined : Option.getOrUndefined(decodeContent(content))?.token))
   )
 
-  /** Waits until the lock `mine` made is filled (or could not be). */
-  const filled = (mine: Mine) => (mine.filling === undefined ? Effect.void : Effect.asVoid(Fiber.await(mine.filling)))
-
   /**
-   * Whether the lock is still `mine`, once filled: its stat unchanged since this hold wrote it, or else its token read.
+   * Whether the lock is still `mine`: its stat unchanged since this hold wrote it, or else its token read.
    * A stat that has changed while the token is still this hold's (a renewal meanwhile) is taken as the lock's stat from
    * now on.
    */
   const isMine = (mine: Mine) =>
-    Effect.flatMap(Effect.andThen(filled(mine), statNow), (stat) =>
+    Effect.flatMap(statNow, (stat) =>
       sameStat(stat, mine.stat)
         ? Effect.succeed(true)
         : Effect.map(tokenNow, (now) => {
@@ -296,23 +281,18 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
     )
 
   /**
-   * Removes the lock if it is still `mine` (one that could not be filled is gone already); `held` says whether it should
-   * be (else it is quiet).
+   * Removes the lock if it is still `mine`; `held` says whether it should be (else it is quiet).
    */
   const release = (mine: Mine, held: boolean) =>
-    Effect.flatMap(mine.filling === undefined ? Effect.succeed(Exit.void) : Fiber.await(mine.filling), (fill) =>
-      Exit.isFailure(fill)
-        ? Effect.void
-        : isMine(mine).pipe(
-            Effect.flatMap((ours) =>
-              ours
-                ? fs.remove(lockFile)
-                : held
-                  ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
-                  : Effect.void
-            ),
-            Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
-          )
+    isMine(mine).pipe(
+      Effect.flatMap((ours) =>
+        ours
+          ? fs.remove(lockFile)
+          : held
+            ? Effect.logWarning(`mneme: the lock of the memory root ${root} was taken away while held`)
+            : Effect.void
+      ),
+      Effect.catch((error) => Effect.logWarning(`mneme: could not release the lock of ${root}: ${error.message}`))
     )
 
   /** Touches the lock's time every third of the lease while it is `mine`. */
@@ -337,11 +317,8 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
           )
         )
       )
-      // A lock that could not be filled fails the check as it would have failed taking it.
-      const check = Effect.andThen(
-        Effect.suspend(() => (mine.filling === undefined ? Effect.void : Fiber.join(mine.filling))),
-        isMine(mine).pipe(Effect.catch(() => Effect.succeed(false)))
-      ).pipe(
+      const check = isMine(mine).pipe(
+        Effect.catch(() => Effect.succeed(false)),
         Effect.flatMap((ours) =>
           ours
             ? Effect.void
@@ -360,7 +337,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
               )
         )
       )
-      return { check, takenAt }
+      return { check, takenAt, tookOver: mine.tookOver }
     })
 
   /** Waiting for the lock can be interrupted (a lock taken just then is given back); `body` runs as given. */
@@ -369,7 +346,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           const token = (yield* Random.nextIntBetween(0, 2 ** 48)).toString(36)
-          const mine: Mine = { token, stat: undefined, filling: undefined }
+          const mine: Mine = { token, stat: undefined, tookOver: false }
           yield* restore(acquire(mine)).pipe(Effect.onInterrupt(() => release(mine, false)))
           const renewing = yield* Effect.forkChild(renew(mine))
           const held = yield* heldFor(mine)
