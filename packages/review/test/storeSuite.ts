@@ -8,8 +8,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
-import { MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
-import { Effect, Layer, Result, type Scope } from "effect"
+import { Memory, MemoryReview, MemoryRoot, MemoryStore, type ReviewModel, ReviewState } from "@mneme/review"
+import * as Testing from "@mneme/review/testing"
+import { Context, Deferred, Effect, Fiber, Layer, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
@@ -623,6 +624,66 @@ export const storeSuite = (backend: Backend) =>
           assert.strictEqual(error.reason._tag, "OutsideRoot")
           assert.deepStrictEqual(yield* snapshot, before)
         }))
+
+      live(
+        "a review whose cursor another review moved while its model answered keeps nothing: StaleCursor (issue 22 item 7)",
+        (root) =>
+          Effect.gen(function* () {
+            // Two compositions over one root, as two runners: the first's model answers only once the second's review
+            // of the same lines has landed (a runner paused past its lease while its review was in the model).
+            const ports = yield* Layer.build(Testing.transcriptMemory)
+            const transcript = Context.get(ports, Testing.TranscriptMemory)
+            yield* transcript.addAgent({ id: "ada" })
+            yield* transcript.bind("chat-1", "ada")
+            yield* transcript.append(
+              "chat-1",
+              { who: "user", text: "I drink green tea every morning" },
+              { who: "agent", text: "Noted." }
+            )
+            const answer = (text: string) => JSON.stringify({ changes: [{ op: "add", text }] })
+            const asked = yield* Deferred.make<void>()
+            const resume = yield* Deferred.make<void>()
+            const paused = Deferred.succeed(asked, undefined).pipe(
+              Effect.andThen(Deferred.await(resume)),
+              Effect.as(answer("The user drinks green tea (paused runner)"))
+            )
+            const runner = (model: Layer.Layer<ReviewModel.ReviewModel>) =>
+              Memory.layerOver(root).pipe(Layer.provide(Layer.merge(Layer.succeedContext(ports), model)))
+            const review = (model: Layer.Layer<ReviewModel.ReviewModel>) =>
+              MemoryReview.MemoryReview.use((review) => review.reviewNow("chat-1")).pipe(Effect.provide(runner(model)))
+            const first = yield* Effect.forkChild(review(Testing.scriptedModel([paused])))
+            yield* Deferred.await(asked)
+            const second = yield* review(Testing.scriptedModel([answer("The user drinks green tea every morning")]))
+            assert.strictEqual(second._tag, "Reviewed")
+            assert.strictEqual(second.cursor, 2)
+            const snapshot = Effect.all({
+              files: texts(root, own),
+              journal: at(root, (store) => store.journal()),
+              state: port(root, (port) => port.readState)
+            })
+            const landed = yield* snapshot
+            yield* Deferred.succeed(resume, undefined)
+            const overtaken = yield* Fiber.join(first)
+            if (overtaken._tag !== "Failed") return assert.fail(`the overtaken review ended ${overtaken._tag}`)
+            assert.strictEqual(overtaken.error._tag, "StorageError")
+            const reason = overtaken.error._tag === "StorageError" ? overtaken.error.reason : undefined
+            assert.strictEqual(reason?._tag, "StaleCursor")
+            assert.strictEqual(
+              overtaken.error.message,
+              "the review of chat:chat-1 read its cursor at line 0, but another review has moved it to line 2 since: this review's answer is not kept (nothing was changed)"
+            )
+            assert.isFalse(overtaken.stopped)
+            // The files, the journal and the review state hold the second review's work only, once.
+            assert.deepStrictEqual(yield* snapshot, landed)
+            assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [
+              "The user drinks green tea every morning"
+            ])
+            const added = landed.journal.filter((line) => line.op === "add" && line.after?.includes("green tea"))
+            assert.strictEqual(added.length, 1)
+            assert.deepStrictEqual(landed.state.cursors, { "chat:chat-1": 2 })
+            assert.deepStrictEqual(landed.state.lastReviews["ada"]?.ok, true)
+          })
+      )
 
       test("a writer reads a scope whole, or its MEMORY.md and only those of the topics named that it has", (root) =>
         Effect.gen(function* () {
