@@ -549,6 +549,68 @@ export const storeSuite = (backend: Backend) =>
         yield* port(root, (port) => port.updateState((now) => now))
         assert.deepStrictEqual(yield* port(root, (port) => port.readState), next)
       }))
+    test("the review state is looked up by key, as the whole state lists it; a change by key changes only its entries (issue 22 item 9)", (root) =>
+      Effect.gen(function* () {
+        const conversations = Array.from({ length: 50 }, (_, i) => `chat:c${i}`)
+        const state: MemoryRoot.ReviewStateDocument = {
+          version: 2,
+          cursors: Object.fromEntries([...conversations.map((key, i) => [key, i]), ["__proto__", 7], ["chat:é 💬", 9]]),
+          failures: { "chat:c3": { cursor: 2, newestUserSeq: 5, times: [noon - 1], stopWarned: true } },
+          lastReviews: { ada: { at: noon, ok: true, reason: null }, grace: { at: noon - 5, ok: false, reason: "x" } },
+          dropped: { "group:g:ada": [{ after: null, upto: 4, at: noon }] }
+        }
+        yield* port(root, (port) => port.updateState(() => state))
+        const keys = {
+          cursors: ["chat:c3", "__proto__", "chat:é 💬", "chat:nowhere"],
+          failures: ["chat:c3", "chat:c4"],
+          lastReviews: ["grace"],
+          dropped: ["group:g:ada"]
+        }
+        const looked = yield* port(root, (port) => port.readStateOf(keys))
+        assert.deepStrictEqual(
+          looked.cursors,
+          Object.fromEntries([
+            ["chat:c3", 3],
+            ["__proto__", 7],
+            ["chat:é 💬", 9]
+          ])
+        )
+        assert.deepStrictEqual(looked.failures, { "chat:c3": state.failures["chat:c3"]! })
+        assert.deepStrictEqual(looked.lastReviews, { grace: state.lastReviews["grace"]! })
+        assert.deepStrictEqual(looked.dropped?.["group:g:ada"], state.dropped?.["group:g:ada"])
+        const none = yield* port(root, (port) => port.readStateOf({ cursors: [] }))
+        assert.deepStrictEqual({ ...none, dropped: none.dropped ?? {} }, { ...MemoryRoot.emptyState, dropped: {} })
+        // Through the review state: each lookup by key is the whole state's entry.
+        const [cursor, missing, failure, last, dropped] = yield* ReviewState.ReviewState.use((reviewState) =>
+          Effect.all([
+            reviewState.cursor("chat:c41"),
+            reviewState.cursor("chat:nowhere"),
+            reviewState.failure("chat:c3"),
+            reviewState.lastReview("ada"),
+            reviewState.dropped("group:g:ada")
+          ])
+        ).pipe(Effect.provide(ReviewState.layer.pipe(Layer.provide(root))))
+        assert.deepStrictEqual(
+          [cursor, missing, failure, last, dropped],
+          [41, undefined, state.failures["chat:c3"], state.lastReviews["ada"], state.dropped?.["group:g:ada"]]
+        )
+        // A change by key: its entries change, every other entry of the listing stays.
+        yield* ReviewState.ReviewState.use((reviewState) =>
+          Effect.all([
+            reviewState.setCursor("chat:c41", 60),
+            reviewState.setCursor("chat:new", 1),
+            reviewState.setFailure("chat:c3", undefined),
+            reviewState.recordDropped("group:g:ada", { after: 4, upto: 6, at: noon + 1 })
+          ])
+        ).pipe(Effect.provide(ReviewState.layer.pipe(Layer.provide(root))))
+        assert.deepStrictEqual(yield* port(root, (port) => port.readState), {
+          ...state,
+          cursors: { ...state.cursors, "chat:c41": 60, "chat:new": 1 },
+          failures: {},
+          dropped: { "group:g:ada": [...state.dropped!["group:g:ada"]!, { after: 4, upto: 6, at: noon + 1 }] }
+        })
+      }))
+
     describe("one commit: a batch, its journal and the review state", () => {
       test("a batch changes the review state in its commit, seeing each change's result: both land, read back", (root) =>
         Effect.gen(function* () {
