@@ -33,11 +33,15 @@ import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
 import * as ReviewRows from "./reviewRows.ts"
 
-/** What the backend takes besides its client: the schema, how the root is named, and how long a writer waits. */
+/**
+ * What the backend takes besides its client: the schema, how the root is named, how long a writer waits, and how long
+ * a writer's transaction may sit idle.
+ */
 export interface Options {
   readonly schema: string
   readonly root: string
   readonly wait: Duration.Input
+  readonly idle: Duration.Input
 }
 
 type StoredFile = MemoryRoot.StoredFile
@@ -115,6 +119,7 @@ const cacheLimit = 4_096
 export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options: Options) {
   const { schema, root } = options
   const wait = Duration.fromInputUnsafe(options.wait)
+  const idle = `${Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(options.idle))))}ms`
   if (!schemaName.test(schema)) {
     return yield* storageError(
       new RootUnusable({
@@ -154,11 +159,13 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
 
   /**
    * Takes the root's lock for the rest of the transaction, waiting at most `wait`; `Busy` past that (its holder is
-   * looked up once the transaction has ended, see `named`).
+   * looked up once the transaction has ended, see `named`). A transaction left idle for `idle` (its process frozen) is
+   * ended by Postgres, and the lock with it, so a frozen writer does not stop every other.
    */
   const lock = Effect.gen(function* () {
     const start = yield* Clock.currentTimeMillis
-    yield* sql`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(Duration.toMillis(wait)))}ms`}, true)`
+    yield* sql`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(Duration.toMillis(wait)))}ms`}, true),
+      set_config('idle_in_transaction_session_timeout', ${idle}, true)`
     const taken = yield* Effect.result(sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`)
     if (Result.isFailure(taken)) {
       if (taken.failure.reason._tag !== "LockTimeoutError") return yield* taken.failure
