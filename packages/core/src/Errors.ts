@@ -337,6 +337,24 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   }
 }
 
+/**
+ * A review's answer came after another review of the same conversation (another runner, after a pause past its lease)
+ * had moved the cursor the review read: its answer is not kept, so no line is reviewed twice.
+ */
+export class StaleCursor extends Schema.TaggedError<StaleCursor>()("StaleCursor", {
+  /** The cursor key (the conversation, and in a group the member). */
+  key: Schema.String,
+  /** The cursor the review read; `null` for none. */
+  read: Schema.NullOr(Schema.Number),
+  /** The cursor stored now; `null` for none. */
+  stored: Schema.NullOr(Schema.Number)
+}) {
+  override get message() {
+    const at = (cursor: number | null) => (cursor === null ? "no cursor" : `line ${cursor}`)
+    return `the review of ${this.key} read its cursor at ${at(this.read)}, but another review has moved it to ${at(this.stored)} since: this review's answer is not kept (nothing was changed)`
+  }
+}
+
 /** Why the storage failed. */
 export const StorageReason = Schema.Union([
   ReadFailed,
@@ -348,7 +366,8 @@ export const StorageReason = Schema.Union([
   LinkedFile,
   NotAFolder,
   RootUnusable,
-  NotFound
+  NotFound,
+  StaleCursor
 ])
 
 /** Why the storage failed. */

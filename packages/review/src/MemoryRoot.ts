@@ -7,7 +7,7 @@
  *
  * The files backend is `FileRoot.layer({ root })`.
  */
-import { Backoff, MemoryFile, type Scope, type StorageError } from "@mneme/core"
+import { Backoff, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
 import { Context, DateTime, type Effect, Schema } from "effect"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
@@ -173,8 +173,58 @@ export interface AgentFolder {
   readonly dir: string
 }
 
+/**
+ * Entries of the review state, by record (`cursors`, `failures`, `lastReviews`, `dropped`…): the keys a lookup reads, or
+ * a change reads and changes.
+ */
+export type StateKeys = { readonly [record: string]: ReadonlyArray<string> }
+
+/** What a change requires of the state it is made on: the cursor of `key` is still `cursor` (`undefined`: none). */
+export interface CursorExpected {
+  readonly key: string
+  readonly cursor: number | undefined
+}
+
+/** What a change of the review state says of itself, so a backend reads only what it needs and refuses a stale one. */
+export interface StateChangeScope {
+  /**
+   * The only entries the change reads and changes: it is then given a state holding those entries only (where
+   * stored), the rest of the state neither read nor written. Absent: the whole state.
+   */
+  readonly keys?: StateKeys | undefined
+  /** A cursor the state must still hold, else the change (and the commit it is part of) is refused with `StaleCursor`. */
+  readonly expects?: CursorExpected | undefined
+}
+
 /** A change of the review state: its input returned when it changes nothing. */
-export type StateChange = (state: ReviewStateDocument) => ReviewStateDocument
+export type StateChange = ((state: ReviewStateDocument) => ReviewStateDocument) & StateChangeScope
+
+/** A change of the entries `keys` only, refused unless `expects` holds, when given. */
+export const keyedChange = (
+  keys: StateKeys,
+  change: (state: ReviewStateDocument) => ReviewStateDocument,
+  expects?: CursorExpected
+): StateChange => {
+  const withExpected = expects === undefined ? keys : { ...keys, cursors: [...(keys["cursors"] ?? []), expects.key] }
+  return Object.assign((state: ReviewStateDocument) => change(state), { keys: withExpected, expects })
+}
+
+/** `change` with the keys and the expectation of `from` (a change that wraps another reads what it reads). */
+export const withScopeOf = <A extends ReadonlyArray<unknown>>(
+  from: StateChangeScope,
+  change: (...args: A) => ReviewStateDocument
+): ((...args: A) => ReviewStateDocument) & StateChangeScope =>
+  Object.assign(change, { keys: from.keys, expects: from.expects })
+
+/** Why `change` may not be made on `state` (a cursor it expects has moved), or `undefined` when it may. */
+export const staleCursor = (change: StateChangeScope, state: ReviewStateDocument): StaleCursor | undefined => {
+  const expects = change.expects
+  if (expects === undefined) return undefined
+  const stored = Object.hasOwn(state.cursors, expects.key) ? state.cursors[expects.key] : undefined
+  return stored === expects.cursor
+    ? undefined
+    : new StaleCursor({ key: expects.key, read: expects.cursor ?? null, stored: stored ?? null })
+}
 
 /** What the single writer offers inside one hold of the lock. */
 export interface Writer {
@@ -186,7 +236,8 @@ export interface Writer {
   /**
    * Makes one change: writes each file once (atomically), appends its journal records in one write, and changes the
    * review state by `state` (read under the lock) when given. All of it lands, or none of it: nothing is changed when
-   * the journal or the state cannot be written; a change is never made without its journal lines.
+   * the journal or the state cannot be written, or when `state` expects a cursor that has moved (`StaleCursor`); a
+   * change is never made without its journal lines.
    */
   readonly commit: (
     writes: ReadonlyArray<FileWrite>,
@@ -219,7 +270,15 @@ export class MemoryRoot extends Context.Service<
     readonly archive: (agentId: string, actor: Actor) => Effect.Effect<string, StorageError>
     /** The review state (`emptyState` when none is stored). */
     readonly readState: Effect.Effect<ReviewStateDocument, StorageError>
-    /** Changes the review state as the root's only writer; `change` returning its input writes nothing. */
+    /**
+     * The entries `keys` of the review state, looked up by key: a state holding those of them that are stored, and
+     * nothing else (its other records empty).
+     */
+    readonly readStateOf: (keys: StateKeys) => Effect.Effect<ReviewStateDocument, StorageError>
+    /**
+     * Changes the review state as the root's only writer; `change` returning its input writes nothing; a change whose
+     * expected cursor has moved fails with `StaleCursor`, writing nothing.
+     */
     readonly updateState: (change: StateChange) => Effect.Effect<void, StorageError>
   }
 >()("@mneme/review/MemoryRoot") {}

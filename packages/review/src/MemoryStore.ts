@@ -24,8 +24,10 @@ import {
   MemoryRoot,
   type ReadOptions,
   type ReviewStateDocument,
+  type StateChangeScope,
   type StoredFile,
-  type StoredScope
+  type StoredScope,
+  withScopeOf
 } from "./MemoryRoot.ts"
 
 /** An entry to add. */
@@ -50,10 +52,11 @@ export type Outcome = MemoryEdit.Outcome
  * A change of the review state made with a batch, in its commit: what it makes of the state, given each change's
  * result (the state itself when it changes nothing).
  */
-export type StateWith = (
+export type StateWith = ((
   state: ReviewStateDocument,
   results: ReadonlyArray<Result.Result<Outcome, ChangeError>>
-) => ReviewStateDocument
+) => ReviewStateDocument) &
+  StateChangeScope
 
 /** A scope as stored, and its topic files that MEMORY.md's index does not link. */
 export interface ScopeView extends StoredScope {
@@ -191,7 +194,9 @@ const make = Effect.gen(function* () {
           yield* writer.commit(
             draft.writes,
             draft.journal,
-            state === undefined ? undefined : (document) => state(document, results)
+            state === undefined
+              ? undefined
+              : withScopeOf(state, (document: ReviewStateDocument) => state(document, results))
           )
         }
         return results

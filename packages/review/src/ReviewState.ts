@@ -8,10 +8,12 @@ import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
 import {
   type DroppedLines,
+  keyedChange,
   type LastReview,
   MemoryRoot,
   type ReviewStateDocument,
-  type StateChange
+  type StateChange,
+  type StateKeys
 } from "./MemoryRoot.ts"
 
 const lookup = <A>(record: Readonly<Record<string, A>>, key: string): A | undefined =>
@@ -32,15 +34,26 @@ const withLastReview = (state: ReviewStateDocument, agentId: string, review: Las
   return { ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }
 }
 
-/** What `recordReview` changes: the cursor of `key` moved forward to `seq` (a number) and the agent's latest review kept. */
-const reviewRecorded =
-  (key: string, seq: number, agentId: string, review: LastReview): StateChange =>
-  (state) =>
-    withLastReview(withCursor(state, key, seq), agentId, review)
+/**
+ * What `recordReview` changes: the cursor of `key` moved forward to `seq` (a number) and the agent's latest review kept;
+ * with `read`, only while the cursor is still the one the review read.
+ */
+const reviewRecorded = (
+  key: string,
+  seq: number,
+  agentId: string,
+  review: LastReview,
+  read?: { readonly cursor: number | undefined }
+): StateChange =>
+  keyedChange(
+    { cursors: [key], lastReviews: [agentId] },
+    (state) => withLastReview(withCursor(state, key, seq), agentId, review),
+    read === undefined ? undefined : { key, cursor: read.cursor }
+  )
 
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
-  const read = <A>(pick: (state: ReviewStateDocument) => A) => Effect.map(root.readState, pick)
+  const read = <A>(keys: StateKeys, pick: (state: ReviewStateDocument) => A) => Effect.map(root.readStateOf(keys), pick)
 
   /** `seq` as a cursor, or why it cannot be one. */
   const cursorOf = (key: string, seq: number) =>
@@ -56,40 +69,49 @@ const make = Effect.gen(function* () {
         )
 
   const setCursor = (key: string, seq: number) =>
-    Effect.flatMap(cursorOf(key, seq), (seq) => root.updateState((state) => withCursor(state, key, seq)))
+    Effect.flatMap(cursorOf(key, seq), (seq) =>
+      root.updateState(keyedChange({ cursors: [key] }, (state) => withCursor(state, key, seq)))
+    )
 
   const setFailure = (key: string, record: Backoff.FailureRecord | undefined) =>
-    root.updateState((state) =>
-      record === undefined
-        ? lookup(state.failures, key) === undefined
-          ? state
-          : { ...state, failures: without(state.failures, key) }
-        : { ...state, failures: { ...state.failures, [key]: record } }
+    root.updateState(
+      keyedChange({ failures: [key] }, (state) =>
+        record === undefined
+          ? lookup(state.failures, key) === undefined
+            ? state
+            : { ...state, failures: without(state.failures, key) }
+          : { ...state, failures: { ...state.failures, [key]: record } }
+      )
     )
 
   const setLastReview = (agentId: string, review: LastReview) =>
-    root.updateState((state) => withLastReview(state, agentId, review))
+    root.updateState(keyedChange({ lastReviews: [agentId] }, (state) => withLastReview(state, agentId, review)))
 
   const recordReview = (key: string, seq: number, agentId: string, review: LastReview) =>
     Effect.flatMap(cursorOf(key, seq), (seq) => root.updateState(reviewRecorded(key, seq, agentId, review)))
 
   const recordDropped = (key: string, lost: DroppedLines) =>
-    root.updateState((state) => {
-      const dropped = state.dropped ?? {}
-      return { ...state, dropped: { ...dropped, [key]: [...(lookup(dropped, key) ?? []), lost] } }
-    })
+    root.updateState(
+      keyedChange({ dropped: [key] }, (state) => {
+        const dropped = state.dropped ?? {}
+        return { ...state, dropped: { ...dropped, [key]: [...(lookup(dropped, key) ?? []), lost] } }
+      })
+    )
 
   return ReviewState.of({
-    cursor: (key) => read((state) => lookup(state.cursors, key)),
+    cursor: (key) => read({ cursors: [key] }, (state) => lookup(state.cursors, key)),
     setCursor,
-    failure: (key) => read((state) => lookup(state.failures, key)),
+    failure: (key) => read({ failures: [key] }, (state) => lookup(state.failures, key)),
     setFailure,
-    lastReview: (agentId) => read((state) => lookup(state.lastReviews, agentId) ?? null),
+    lastReview: (agentId) => read({ lastReviews: [agentId] }, (state) => lookup(state.lastReviews, agentId) ?? null),
     setLastReview,
     recordReview,
-    recordInCommit: (key, seq, agentId, review) =>
-      Number.isFinite(seq) ? reviewRecorded(key, seq, agentId, review) : undefined,
-    dropped: (key) => read((state) => lookup(state.dropped ?? {}, key) ?? []),
+    recordInCommit: (key, seq, agentId, review, read) =>
+      Number.isFinite(seq)
+        ? reviewRecorded(key, seq, agentId, review, read === undefined ? undefined : { cursor: read })
+        : undefined,
+    cursorInCommit: (key, read) => keyedChange({ cursors: [key] }, (state) => state, { key, cursor: read }),
+    dropped: (key) => read({ dropped: [key] }, (state) => lookup(state.dropped ?? {}, key) ?? []),
     recordDropped,
     snapshot: root.readState
   })
@@ -120,11 +142,24 @@ export class ReviewState extends Context.Service<
     ) => Effect.Effect<void, StorageError>
     /**
      * What `recordReview` records, as a change of the state that a commit of the same memory root makes with other
-     * changes (`MemoryStore.apply`), so a review's answer and its record land together or not at all. `undefined`, or
-     * absent in a state kept elsewhere than the store's root, when the record cannot be made that way: the review then
-     * calls `recordReview`.
+     * changes (`MemoryStore.apply`), so a review's answer and its record land together or not at all; with `read` (the
+     * cursor the review read), refused (`StaleCursor`) unless the cursor of `key` is still that. `undefined`, or absent in a
+     * state kept elsewhere than the store's root, when the record cannot be made that way: the review then calls
+     * `recordReview`.
      */
-    readonly recordInCommit?: (key: string, seq: number, agentId: string, review: LastReview) => StateChange | undefined
+    readonly recordInCommit?: (
+      key: string,
+      seq: number,
+      agentId: string,
+      review: LastReview,
+      read?: number
+    ) => StateChange | undefined
+    /**
+     * A change that changes nothing and is refused (`StaleCursor`) unless the cursor of `key` is still `read`: made with
+     * each commit of a review's answer, so a review that another review of the conversation has overtaken (another
+     * runner, while this one was paused) keeps nothing. Absent where `recordInCommit` is.
+     */
+    readonly cursorInCommit?: (key: string, read: number | undefined) => StateChange
     /** The lines of a group's log dropped before the member of `key` had reviewed them, oldest first. */
     readonly dropped: (key: string) => Effect.Effect<ReadonlyArray<DroppedLines>, StorageError>
     /** Records lines dropped before the member of `key` had reviewed them. */

@@ -8,8 +8,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
-import { MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
-import { Effect, Layer, Result, type Scope } from "effect"
+import { Memory, MemoryReview, MemoryRoot, MemoryStore, type ReviewModel, ReviewState } from "@mneme/review"
+import * as Testing from "@mneme/review/testing"
+import { Context, Deferred, Effect, Fiber, Layer, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
@@ -548,6 +549,68 @@ export const storeSuite = (backend: Backend) =>
         yield* port(root, (port) => port.updateState((now) => now))
         assert.deepStrictEqual(yield* port(root, (port) => port.readState), next)
       }))
+    test("the review state is looked up by key, as the whole state lists it; a change by key changes only its entries (issue 22 item 9)", (root) =>
+      Effect.gen(function* () {
+        const conversations = Array.from({ length: 50 }, (_, i) => `chat:c${i}`)
+        const state: MemoryRoot.ReviewStateDocument = {
+          version: 2,
+          cursors: Object.fromEntries([...conversations.map((key, i) => [key, i]), ["__proto__", 7], ["chat:é 💬", 9]]),
+          failures: { "chat:c3": { cursor: 2, newestUserSeq: 5, times: [noon - 1], stopWarned: true } },
+          lastReviews: { ada: { at: noon, ok: true, reason: null }, grace: { at: noon - 5, ok: false, reason: "x" } },
+          dropped: { "group:g:ada": [{ after: null, upto: 4, at: noon }] }
+        }
+        yield* port(root, (port) => port.updateState(() => state))
+        const keys = {
+          cursors: ["chat:c3", "__proto__", "chat:é 💬", "chat:nowhere"],
+          failures: ["chat:c3", "chat:c4"],
+          lastReviews: ["grace"],
+          dropped: ["group:g:ada"]
+        }
+        const looked = yield* port(root, (port) => port.readStateOf(keys))
+        assert.deepStrictEqual(
+          looked.cursors,
+          Object.fromEntries([
+            ["chat:c3", 3],
+            ["__proto__", 7],
+            ["chat:é 💬", 9]
+          ])
+        )
+        assert.deepStrictEqual(looked.failures, { "chat:c3": state.failures["chat:c3"]! })
+        assert.deepStrictEqual(looked.lastReviews, { grace: state.lastReviews["grace"]! })
+        assert.deepStrictEqual(looked.dropped?.["group:g:ada"], state.dropped?.["group:g:ada"])
+        const none = yield* port(root, (port) => port.readStateOf({ cursors: [] }))
+        assert.deepStrictEqual({ ...none, dropped: none.dropped ?? {} }, { ...MemoryRoot.emptyState, dropped: {} })
+        // Through the review state: each lookup by key is the whole state's entry.
+        const [cursor, missing, failure, last, dropped] = yield* ReviewState.ReviewState.use((reviewState) =>
+          Effect.all([
+            reviewState.cursor("chat:c41"),
+            reviewState.cursor("chat:nowhere"),
+            reviewState.failure("chat:c3"),
+            reviewState.lastReview("ada"),
+            reviewState.dropped("group:g:ada")
+          ])
+        ).pipe(Effect.provide(ReviewState.layer.pipe(Layer.provide(root))))
+        assert.deepStrictEqual(
+          [cursor, missing, failure, last, dropped],
+          [41, undefined, state.failures["chat:c3"], state.lastReviews["ada"], state.dropped?.["group:g:ada"]]
+        )
+        // A change by key: its entries change, every other entry of the listing stays.
+        yield* ReviewState.ReviewState.use((reviewState) =>
+          Effect.all([
+            reviewState.setCursor("chat:c41", 60),
+            reviewState.setCursor("chat:new", 1),
+            reviewState.setFailure("chat:c3", undefined),
+            reviewState.recordDropped("group:g:ada", { after: 4, upto: 6, at: noon + 1 })
+          ])
+        ).pipe(Effect.provide(ReviewState.layer.pipe(Layer.provide(root))))
+        assert.deepStrictEqual(yield* port(root, (port) => port.readState), {
+          ...state,
+          cursors: { ...state.cursors, "chat:c41": 60, "chat:new": 1 },
+          failures: {},
+          dropped: { "group:g:ada": [...state.dropped!["group:g:ada"]!, { after: 4, upto: 6, at: noon + 1 }] }
+        })
+      }))
+
     describe("one commit: a batch, its journal and the review state", () => {
       test("a batch changes the review state in its commit, seeing each change's result: both land, read back", (root) =>
         Effect.gen(function* () {
@@ -623,6 +686,66 @@ export const storeSuite = (backend: Backend) =>
           assert.strictEqual(error.reason._tag, "OutsideRoot")
           assert.deepStrictEqual(yield* snapshot, before)
         }))
+
+      live(
+        "a review whose cursor another review moved while its model answered keeps nothing: StaleCursor (issue 22 item 7)",
+        (root) =>
+          Effect.gen(function* () {
+            // Two compositions over one root, as two runners: the first's model answers only once the second's review
+            // of the same lines has landed (a runner paused past its lease while its review was in the model).
+            const ports = yield* Layer.build(Testing.transcriptMemory)
+            const transcript = Context.get(ports, Testing.TranscriptMemory)
+            yield* transcript.addAgent({ id: "ada" })
+            yield* transcript.bind("chat-1", "ada")
+            yield* transcript.append(
+              "chat-1",
+              { who: "user", text: "I drink green tea every morning" },
+              { who: "agent", text: "Noted." }
+            )
+            const answer = (text: string) => JSON.stringify({ changes: [{ op: "add", text }] })
+            const asked = yield* Deferred.make<void>()
+            const resume = yield* Deferred.make<void>()
+            const paused = Deferred.succeed(asked, undefined).pipe(
+              Effect.andThen(Deferred.await(resume)),
+              Effect.as(answer("The user drinks green tea (paused runner)"))
+            )
+            const runner = (model: Layer.Layer<ReviewModel.ReviewModel>) =>
+              Memory.layerOver(root).pipe(Layer.provide(Layer.merge(Layer.succeedContext(ports), model)))
+            const review = (model: Layer.Layer<ReviewModel.ReviewModel>) =>
+              MemoryReview.MemoryReview.use((review) => review.reviewNow("chat-1")).pipe(Effect.provide(runner(model)))
+            const first = yield* Effect.forkChild(review(Testing.scriptedModel([paused])))
+            yield* Deferred.await(asked)
+            const second = yield* review(Testing.scriptedModel([answer("The user drinks green tea every morning")]))
+            assert.strictEqual(second._tag, "Reviewed")
+            assert.strictEqual(second.cursor, 2)
+            const snapshot = Effect.all({
+              files: texts(root, own),
+              journal: at(root, (store) => store.journal()),
+              state: port(root, (port) => port.readState)
+            })
+            const landed = yield* snapshot
+            yield* Deferred.succeed(resume, undefined)
+            const overtaken = yield* Fiber.join(first)
+            if (overtaken._tag !== "Failed") return assert.fail(`the overtaken review ended ${overtaken._tag}`)
+            assert.strictEqual(overtaken.error._tag, "StorageError")
+            const reason = overtaken.error._tag === "StorageError" ? overtaken.error.reason : undefined
+            assert.strictEqual(reason?._tag, "StaleCursor")
+            assert.strictEqual(
+              overtaken.error.message,
+              "the review of chat:chat-1 read its cursor at line 0, but another review has moved it to line 2 since: this review's answer is not kept (nothing was changed)"
+            )
+            assert.isFalse(overtaken.stopped)
+            // The files, the journal and the review state hold the second review's work only, once.
+            assert.deepStrictEqual(yield* snapshot, landed)
+            assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [
+              "The user drinks green tea every morning"
+            ])
+            const added = landed.journal.filter((line) => line.op === "add" && line.after?.includes("green tea"))
+            assert.strictEqual(added.length, 1)
+            assert.deepStrictEqual(landed.state.cursors, { "chat:chat-1": 2 })
+            assert.deepStrictEqual(landed.state.lastReviews["ada"]?.ok, true)
+          })
+      )
 
       test("a writer reads a scope whole, or its MEMORY.md and only those of the topics named that it has", (root) =>
         Effect.gen(function* () {

@@ -8,7 +8,8 @@
  * `Migrator`; a schema a newer mneme migrated further is refused (`NewerFormat`). The text is parsed by the same
  * parser as the files', so every rule of memory holds unchanged. One writer per root across every process: each change
  * is one transaction holding the root's advisory lock, and its files and journal lines are written together or not at
- * all. A writer waits for the lock up to `lock.wait` (10 s by default), and then fails with `Busy`.
+ * all. A writer waits for the lock up to `lock.wait` (10 s by default), and then fails with `Busy`; a writer whose
+ * process freezes while it holds the lock loses it after `lock.idle` (30 s by default).
  */
 import { PgClient } from "@effect/sql-pg"
 import { RootUnusable, StorageError } from "@mneme/core"
@@ -21,6 +22,11 @@ import * as Impl from "./internal/postgresRoot.ts"
 export interface LockOptions {
   /** How long a writer waits for the root's lock before it fails with `Busy` (default 10 seconds). */
   readonly wait?: Duration.Input | undefined
+  /**
+   * How long a writer's transaction may sit idle, its process frozen or stopped while it holds the root's lock, before
+   * Postgres ends its session and so lets the lock go, taking back what it wrote (default 30 seconds).
+   */
+  readonly idle?: Duration.Input | undefined
 }
 
 /** The root's schema and the writer lock's timing, over a client the host gives. */
@@ -65,7 +71,8 @@ export const layerWith = (
       return Impl.make(client, {
         schema,
         root: rootName(client.config, schema),
-        wait: options.lock?.wait ?? "10 seconds"
+        wait: options.lock?.wait ?? "10 seconds",
+        idle: options.lock?.idle ?? "30 seconds"
       })
     })
   )

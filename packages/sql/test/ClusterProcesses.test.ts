@@ -6,7 +6,9 @@
  * running at once (checked from the model calls' logged times), and the model calls per turn end stay within one
  * retry of the review the kill cut short. And a runner that is a host's replica too, killed as soon as its last
  * `turnEnded` returns, loses none of those turns: each was stored before `turnEnded` answered, so another runner reviews
- * it, the turns whose entities were on the dead runner once their shards move.
+ * it, the turns whose entities were on the dead runner once their shards move. And a runner stopped (`SIGSTOP`, as a
+ * frozen machine is) past its shard lease while its reviews ask the model keeps none of them when it resumes: another
+ * runner has reviewed those lines meanwhile, and the stopped runner's commits are refused (`StaleCursor`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -137,6 +139,111 @@ describe("the review on a cluster of processes", () => {
       assert.isTrue(all.some((call) => call.pid === first.pid) && all.some((call) => call.pid === third!.pid))
     } finally {
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      await Promise.all(children.map(exited))
+      rmSync(dir, { recursive: true, force: true })
+      await inTest(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    }
+  }, 300_000)
+
+  it("a runner stopped past its shard lease mid-review keeps nothing of those reviews once it resumes (issue 22 item 7)", async () => {
+    const conversations = 16
+    const database = `mneme_cluster_${randomUUID().replaceAll("-", "")}`
+    const dir = mkdtempSync(join(tmpdir(), "mneme-cluster-"))
+    const transcripts = join(dir, "conversations")
+    mkdirSync(transcripts)
+    const calls = join(dir, "calls.jsonl")
+    await inTest(`CREATE DATABASE ${database}`)
+    const children: Array<ChildProcess> = []
+    try {
+      // Each runner words its entries its own way, so a turn kept by both would show as two entries.
+      const runner = async (delay: number, wording: string) => {
+        const port = await freePort()
+        const args = [database, String(port), transcripts, calls, String(delay), "test", wording]
+        const started = start("clusterRunner.ts", args)
+        children.push(started.child)
+        await until(
+          () => started.output.text.includes("ready"),
+          60_000,
+          () => `runner ${port}: ${started.output.text}`
+        )
+        return started
+      }
+      const paused = await runner(4_000, "stopped runner")
+      const other = await runner(300, "other runner")
+      const host = start("clusterHost.ts", [database, transcripts, String(conversations), "1"])
+      children.push(host.child)
+
+      // Stop the first runner while its reviews ask the model.
+      let asking: ReadonlyArray<string> = []
+      await until(
+        () => {
+          const mine = callsIn(calls).filter((call) => call.pid === paused.child.pid)
+          const ended = new Set(mine.filter((call) => call.event === "end").map((call) => call.conversation))
+          asking = mine
+            .filter((call) => call.event === "start" && !ended.has(call.conversation))
+            .map((c) => c.conversation)
+          return asking.length > 0
+        },
+        60_000,
+        () => "a review asking the model on the runner to stop"
+      )
+      paused.child.kill("SIGSTOP")
+      try {
+        // Past its lease (4 s), the other runner takes its shards and reviews those conversations.
+        await until(
+          () => {
+            const done = callsIn(calls).filter((call) => call.pid === other.child.pid && call.event === "end")
+            return asking.every((conversation) => done.some((call) => call.conversation === conversation))
+          },
+          90_000,
+          () => `the other runner's reviews of ${asking.join(", ")}: ${other.output.text}`
+        )
+        const reviewed = async () => {
+          const rows = await inRun<{ content: string }>(database, `SELECT content FROM mneme.memory_files`)
+          const kept = rows.flatMap((row) => row.content.split("\n"))
+          return asking.every((c) => kept.some((line) => line.startsWith(`- ${entryOf(c, 1)} (other runner)`)))
+        }
+        const end = Date.now() + 30_000
+        while (!(await reviewed()) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 200))
+        assert.isTrue(await reviewed(), other.output.text)
+      } finally {
+        paused.child.kill("SIGCONT")
+      }
+
+      // Resumed, each of those reviews either gets its model's answer and has its commit refused, or is interrupted by
+      // the runner once it sees its shards gone (its model call then never ends): either way it keeps nothing.
+      const refused = (c: string) => paused.output.text.includes(`the review of chat:${c} read its cursor at line 0`)
+      const answered = (c: string) =>
+        callsIn(calls).some((call) => call.pid === paused.child.pid && call.conversation === c && call.event === "end")
+      await until(
+        () =>
+          asking.every(
+            (c) => refused(c) || (paused.output.text.includes("Shard lock storage is unhealthy") && !answered(c))
+          ),
+        60_000,
+        () => `the stopped runner's reviews of ${asking.join(", ")}: ${paused.output.text}`
+      )
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      for (const c of asking) if (answered(c)) assert.isTrue(refused(c), `${c}: ${paused.output.text}`)
+      const code = await Promise.race([
+        exited(host.child),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(host.output.text)), 120_000))
+      ])
+      assert.strictEqual(code, 0, host.output.text)
+
+      // Every turn is in memory once: no turn is kept by both runners.
+      const rows = await inRun<{ content: string }>(database, `SELECT content FROM mneme.memory_files`)
+      const entries = rows.flatMap((row) => row.content.split("\n").filter((line) => line.startsWith("- ")))
+      for (let c = 1; c <= conversations; c++) {
+        const text = entryOf(`c${c}`, 1)
+        assert.strictEqual(entries.filter((line) => line.startsWith(`- ${text} (`)).length, 1, text)
+      }
+      assert.strictEqual(entries.length, conversations)
+    } finally {
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGCONT")
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      }
       await Promise.all(children.map(exited))
       rmSync(dir, { recursive: true, force: true })
       await inTest(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)

@@ -11,7 +11,7 @@ import { MemoryConfig, Scope, StorageError } from "@mneme/core"
 import { FileRoot, Memory, MemoryReview, MemoryRoot, MemoryStore, Platform, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { PostgresRoot } from "@mneme/sql"
-import { Effect, FileSystem, Layer } from "effect"
+import { Deferred, Effect, Fiber, FileSystem, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -165,6 +165,54 @@ describe("the Postgres backend", () => {
             reason: null
           })
         }).pipe(Effect.provide(layer))
+      })
+  )
+
+  it.live(
+    "a writer frozen while it holds the root's lock loses it after lock.idle: the others go on, its writes are taken back",
+    () =>
+      Effect.gen(function* () {
+        const schema = yield* freshSchema
+        const frozen = PostgresRoot.layer(rootOptions(schema, { lock: { idle: "1 second" } }))
+        const other = PostgresRoot.layer(rootOptions(schema, { lock: { wait: "5 seconds" } }))
+        const write = (text: string, then: Effect.Effect<void> = Effect.void) =>
+          MemoryRoot.MemoryRoot.use((port) =>
+            port.write((writer) =>
+              Effect.gen(function* () {
+                yield* writer.read(Scope.team)
+                yield* writer.commit(
+                  [{ file: "team/MEMORY.md", content: `# Memory\n\n- ${text}\n` }],
+                  [{ op: "add", scope: "team", file: "team/MEMORY.md", actor: "t", after: `- ${text}` }]
+                )
+                yield* then
+              })
+            )
+          )
+        const holding = yield* Deferred.make<void>()
+        // A writer that stops (as a frozen process does) after its commit, inside its transaction, holding the lock.
+        const stopped = yield* Effect.forkChild(
+          Effect.flip(
+            write("frozen", Deferred.succeed(holding, undefined).pipe(Effect.andThen(Effect.sleep("8 seconds")))).pipe(
+              Effect.provide(frozen)
+            )
+          )
+        )
+        yield* Deferred.await(holding)
+        // Another writer, waiting at most 5 s, gets the lock once Postgres has ended the frozen one's idle transaction.
+        yield* write("goes on").pipe(Effect.provide(other))
+        const error = yield* Fiber.join(stopped)
+        assert.strictEqual(error._tag, "StorageError")
+        assert.strictEqual(error._tag === "StorageError" ? error.reason._tag : undefined, "WriteFailed")
+        assert.match(error.message, /could not write it \(nothing was changed\): .*(idle-in-transaction|terminat)/i)
+        const rows = yield* withClient(
+          (sql) => sql`SELECT content FROM ${sql(`${schema}.memory_files`)} WHERE scope = 'team'`
+        )
+        assert.deepStrictEqual(rows, [{ content: "# Memory\n\n- goes on\n" }])
+        const journal = yield* MemoryRoot.MemoryRoot.use((port) => port.journal()).pipe(Effect.provide(other))
+        assert.deepStrictEqual(
+          journal.map((line) => line.after),
+          ["- goes on"]
+        )
       })
   )
 

@@ -44,6 +44,8 @@ import {
   type ReadOptions,
   type ReviewStateDocument,
   type StateChange,
+  type StateKeys,
+  staleCursor,
   type StoredFile,
   type StoredScope,
   type Unreadable,
@@ -371,54 +373,74 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // Reading the review state
 
   /**
-   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8) and what it
-   * held (trusted as the files are; a text read again and found the same is not decoded again).
+   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8), and, once
+   * asked for, what it held decoded whole (`found`) and its JSON as parsed (`raw`, `null` when it is not a version 2
+   * state; a key's entry is decoded from it alone). Trusted as the files are; a text read again and found the same is
+   * not parsed again.
    */
-  let stateRead:
-    | (Paths.Stamp & { readonly readAt: number; readonly text: string | undefined; readonly found: StateFile.Read })
-    | undefined
+  interface StateSeen extends Paths.Stamp {
+    readonly readAt: number
+    readonly text: string | undefined
+    found: StateFile.Read | undefined
+    raw: StateFile.Raw | null | undefined
+  }
+
+  let stateRead: StateSeen | undefined
+
+  /** What the state file held, decoded whole (once). */
+  const foundOf = (seen: StateSeen): StateFile.Read =>
+    (seen.found ??=
+      seen.text === undefined ? { _tag: "Damaged", detail: "it is not UTF-8 text" } : StateFile.decode(seen.text))
+
+  /** The state file's JSON as parsed (once), `null` when it is not a version 2 state. */
+  const rawOf = (seen: StateSeen): StateFile.Raw | null =>
+    (seen.raw ??= seen.text === undefined ? null : (StateFile.parseRaw(seen.text) ?? null))
 
   /**
-   * Keeps the state this writer has just written as `text`: the file is read again next time (a stamp no file has),
-   * and its text, found the same, is not decoded again.
+   * Keeps the state this writer has just written: the file is read again next time (a stamp no file has), and its
+   * text, found the same, is not parsed again.
    */
-  const stateWritten = (text: string, state: ReviewStateDocument) => {
-    stateRead = { ...FileCache.noStamp, readAt: 0, text, found: { _tag: "State", state } }
+  const stateWritten = ({ text, next, raw }: StateWrite) => {
+    stateRead = {
+      ...FileCache.noStamp,
+      readAt: 0,
+      text,
+      found: next === undefined ? undefined : { _tag: "State", state: next },
+      raw
+    }
   }
 
   /**
-   * The state file in the root whose real path is `real`: where it is, what it holds or why it cannot be used
-   * (`found` is `undefined` where there is none), and its text (`undefined` where there is none or it is not UTF-8).
+   * The state file in the root whose real path is `real`: where it is, and what was read of it (`undefined` where
+   * there is none).
    */
   const stateNow = Effect.fnUntraced(function* (real: string) {
     const { absolute, info } = yield* Paths.resolve(looker, real, StateFile.stateName)
-    if (info === undefined) return { absolute, found: undefined, text: undefined }
+    if (info === undefined) return { absolute, seen: undefined }
     if (info.type !== "File") {
       return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
     }
     const stamp = Paths.stampOf(info)
-    const read =
-      stateRead !== undefined && FileCache.trusted(stateRead, stamp)
-        ? stateRead
-        : yield* Effect.gen(function* () {
-            const readAt = yield* Clock.currentTimeMillis
-            const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
-            if (bytes === undefined) return undefined
-            const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
-            const text = decoded._tag === "Success" ? decoded.success : undefined
-            const found: StateFile.Read =
-              text === undefined
-                ? { _tag: "Damaged", detail: "it is not UTF-8 text" }
-                : stateRead !== undefined && stateRead.text === text
-                  ? stateRead.found
-                  : StateFile.decode(text)
-            stateRead = { ...stamp, readAt, text, found }
-            return stateRead
-          })
-    if (read?.found._tag === "Newer") {
-      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: read.found.version }))
+    if (stateRead !== undefined && FileCache.trusted(stateRead, stamp)) return { absolute, seen: stateRead }
+    const readAt = yield* Clock.currentTimeMillis
+    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+    if (bytes === undefined) return { absolute, seen: undefined }
+    const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
+    const text = decoded._tag === "Success" ? decoded.success : undefined
+    const last = stateRead
+    const same = text !== undefined && last !== undefined && last.text === text
+    stateRead = { ...stamp, readAt, text, found: same ? last.found : undefined, raw: same ? last.raw : undefined }
+    return { absolute, seen: stateRead }
+  })
+
+  /** What the state file holds, decoded whole: the state, or why it cannot be used (`undefined` where there is none). */
+  const foundNow = Effect.fnUntraced(function* (real: string) {
+    const { absolute, seen } = yield* stateNow(real)
+    const found = seen === undefined ? undefined : foundOf(seen)
+    if (found?._tag === "Newer") {
+      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
     }
-    return { absolute, found: read?.found, text: read?.text }
+    return { absolute, found, text: seen?.text }
   })
 
   /**
@@ -426,7 +448,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
    * text (`undefined` when there is no file there now).
    */
   const stateHeld = Effect.fnUntraced(function* (real: string) {
-    const now = yield* stateNow(real)
+    const now = yield* foundNow(real)
     if (now.found === undefined) return { state: emptyState, absolute: now.absolute, text: undefined }
     if (now.found._tag === "State") return { state: now.found.state, absolute: now.absolute, text: now.text }
     const dir = path.dirname(now.absolute)
@@ -446,23 +468,48 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     return { state: emptyState, absolute: now.absolute, text: undefined }
   })
 
-  /** A change of the state to write: the new state, its text, where the file is and what it holds now. */
+  /**
+   * The entries `keys` of the state file, decoded from its parsed JSON alone; `undefined` when that cannot be (the file
+   * is not a version 2 state, or one of those entries is damaged): the whole file is then decoded.
+   */
+  const pickedNow = Effect.fnUntraced(function* (real: string, keys: StateKeys) {
+    const { absolute, seen } = yield* stateNow(real)
+    const raw = seen === undefined ? StateFile.emptyRaw : rawOf(seen)
+    const state = raw === null ? undefined : StateFile.pick(raw, keys)
+    return state === undefined || raw === null ? undefined : { absolute, raw, state, text: seen?.text }
+  })
+
+  /**
+   * A change of the state to write: its text, where the file is and what it holds now; and the new state (whole) or
+   * the new file's parsed JSON.
+   */
   interface StateWrite {
-    readonly next: ReviewStateDocument
     readonly text: string
     readonly absolute: string
     readonly old: string | undefined
+    readonly next: ReviewStateDocument | undefined
+    readonly raw: StateFile.Raw | undefined
   }
 
-  /** Under the lock: what `change` makes of the state, `undefined` when it changes nothing. */
+  /**
+   * Under the lock: what `change` makes of the state, `undefined` when it changes nothing; `StaleCursor` when it
+   * expects a cursor the state no longer holds. A change of a few keys decodes and writes back only theirs.
+   */
   const stateChanged = Effect.fnUntraced(function* (
     real: string,
     change: StateChange
   ): Effect.fn.Return<StateWrite | undefined, StorageError, FileSystem.FileSystem | Path.Path> {
-    const held = yield* stateHeld(real)
+    const picked = change.keys === undefined ? undefined : yield* pickedNow(real, change.keys)
+    const held = picked ?? (yield* stateHeld(real))
+    const stale = staleCursor(change, held.state)
+    if (stale !== undefined) return yield* storageError(stale)
     const next = change(held.state)
     if (next === held.state) return undefined
-    return { next, text: StateFile.encode(next), absolute: held.absolute, old: held.text }
+    if (picked === undefined) {
+      return { next, raw: undefined, text: StateFile.encode(next), absolute: held.absolute, old: held.text }
+    }
+    const raw = StateFile.merge(picked.raw, picked.state, next)
+    return { next: undefined, raw, text: StateFile.encodeRaw(raw), absolute: picked.absolute, old: picked.text }
   })
 
   // -------------------------------------------------------------------------------------------------------------------
@@ -813,7 +860,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           ).pipe(Effect.onError(() => journal.undo))
           yield* apply.pipe(Effect.onError(() => Effect.andThen(restore(written), journal.undo)))
           const landed = state
-          if (landed !== undefined) stateWritten(landed.text, landed.next)
+          if (landed !== undefined) stateWritten(landed)
         }).pipe(
           Effect.ensuring(removeTemporaries),
           // A refused change takes away the folders and id records it made for its files (after their temporaries).
@@ -980,7 +1027,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const readState: Effect.Effect<ReviewStateDocument, StorageError> = run(
     Effect.gen(function* () {
       const real = yield* rootNow
-      return real === undefined ? undefined : yield* stateNow(real)
+      return real === undefined ? undefined : yield* foundNow(real)
     })
   ).pipe(
     Effect.flatMap((now) =>
@@ -993,18 +1040,42 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     Effect.withSpan("MemoryRoot.readState")
   )
 
+  const readStateOf = (keys: StateKeys): Effect.Effect<ReviewStateDocument, StorageError> =>
+    run(
+      Effect.gen(function* () {
+        const real = yield* rootNow
+        return real === undefined ? undefined : yield* pickedNow(real, keys)
+      })
+    ).pipe(
+      Effect.flatMap((picked) =>
+        picked !== undefined
+          ? Effect.succeed(picked.state)
+          : Effect.map(readState, (state) => StateFile.only(state, keys))
+      ),
+      Effect.withSpan("MemoryRoot.readStateOf")
+    )
+
   const updateState = (change: StateChange) =>
     hold((real, held) =>
       run(
         Effect.gen(function* () {
           const changed = yield* stateChanged(real, change)
           if (changed === undefined) return
-          const { absolute, next, text } = changed
-          yield* writeAtomic(absolute, StateFile.stateName, text, yield* temporarySuffix, held.check)
-          stateWritten(text, next)
+          yield* writeAtomic(changed.absolute, StateFile.stateName, changed.text, yield* temporarySuffix, held.check)
+          stateWritten(changed)
         })
       )
     ).pipe(Effect.withSpan("MemoryRoot.updateState"))
 
-  return { root, read, write, journal, agents, archive, readState, updateState } satisfies MemoryRoot["Service"]
+  return {
+    root,
+    read,
+    write,
+    journal,
+    agents,
+    archive,
+    readState,
+    readStateOf,
+    updateState
+  } satisfies MemoryRoot["Service"]
 })

@@ -22,8 +22,8 @@ import {
 } from "@mneme/core"
 import { Effect, Result } from "effect"
 import type { AgentInfo } from "../Agents.ts"
-import type { StateChange, StoredScope } from "../MemoryRoot.ts"
-import type { MemoryStore } from "../MemoryStore.ts"
+import { type ReviewStateDocument, type StateChange, type StoredScope, withScopeOf } from "../MemoryRoot.ts"
+import type { ChangeError, MemoryStore } from "../MemoryStore.ts"
 import {
   type Applied,
   type Changes,
@@ -247,7 +247,14 @@ export const apply = Effect.fnUntraced(function* (
   const batch = planned.flatMap((p) => (p._tag === "Store" ? [p.input] : []))
   const results =
     record !== undefined
-      ? yield* store.apply(batch, (state, results) => (results.some(failsReview) ? state : record(state)))
+      ? yield* store.apply(
+          batch,
+          withScopeOf(
+            record,
+            (state: ReviewStateDocument, results: ReadonlyArray<Result.Result<MemoryEdit.Outcome, ChangeError>>) =>
+              results.some(failsReview) ? state : record(state)
+          )
+        )
       : batch.length === 0
         ? []
         : yield* store.apply(batch)

@@ -58,6 +58,11 @@ export interface Input {
    * the review.
    */
   readonly record?: ((at: number) => StateChange | undefined) | undefined
+  /**
+   * A change of the review state made with this pass's batch where it makes no record: one that refuses the batch
+   * (`StaleCursor`) once another review has moved the cursor this review read (`ReviewState.cursorInCommit`).
+   */
+  readonly guard?: StateChange | undefined
   /** Whether another pass may follow this one (when its answer is at the cap and changes something). */
   readonly mayFollow: boolean
 }
@@ -181,7 +186,7 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
     vetted.apply
   )
   const record = vetted.atCap && input.mayFollow ? undefined : input.record?.(yield* Clock.currentTimeMillis)
-  const done = yield* Apply.apply(services.store, planned, services.settings, record).pipe(
+  const done = yield* Apply.apply(services.store, planned, services.settings, record ?? input.guard).pipe(
     Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
   )
   const changes = { ...done.changes, leftOut: vetting.leftOut, secretsDropped: vetting.secretsDropped }

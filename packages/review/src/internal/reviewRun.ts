@@ -209,9 +209,12 @@ const attempt = Effect.fnUntraced(function* (
   const record =
     recordInCommit === undefined
       ? undefined
-      : (at: number) => recordInCommit(key, plan.last, agentId, { at, ok: true, reason: null })
+      : (at: number) => recordInCommit(key, plan.last, agentId, { at, ok: true, reason: null }, plan.base)
+  // Every batch of the passes is refused once another review has moved the cursor this one read (a runner that was
+  // paused past its lease, whose conversation another runner has reviewed meanwhile): nothing of it is kept.
+  const guard = state.cursorInCommit?.(key, plan.base)
   const anchorOf = (seq: number) => transcript.anchor(conversationId, seq)
-  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, record }
+  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, record, guard }
   const ended = yield* passes(services, input, asking, nothingYet)
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
   if (!ended.recorded) {
@@ -229,11 +232,24 @@ const attempt = Effect.fnUntraced(function* (
 const couldNotRecord = (error: StorageError) =>
   Effect.logError("memory review could not record its failure").pipe(Effect.annotateLogs({ reason: error.message }))
 
-/** A failed review: counted against the policy, warned (the stop once), recorded as the last review, its outcome. */
+/**
+ * A failed review: counted against the policy, warned (the stop once), recorded as the last review, its outcome. A
+ * review another review of its conversation overtook (`StaleCursor`) is only warned: the lines are reviewed, and that
+ * review is the latest.
+ */
 const failed = Effect.fnUntraced(function* (services: Services, target: Target, halt: Halt) {
   const { settings, state, tracker } = services
   const message = Lines.mask(halt.error.message, settings)
   yield* Effect.logWarning(warnings.failed).pipe(Effect.annotateLogs({ reason: message }))
+  if (halt.error._tag === "StorageError" && halt.error.reason._tag === "StaleCursor") {
+    return {
+      _tag: "Failed",
+      ...common(target.conversationId, halt.where, halt.progress),
+      error: halt.error,
+      reason: message,
+      stopped: false
+    } satisfies Failed
+  }
   const position = halt.where.position ?? { cursor: halt.where.cursor ?? null, newestUserSeq: -1 }
   const counted = yield* tracker
     .failed(targetKey(target), position)

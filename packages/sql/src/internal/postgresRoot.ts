@@ -7,8 +7,9 @@
  * (`pg_advisory_xact_lock`, held until the transaction ends, let go by Postgres when a writer's connection dies), and
  * in the process one writer at a time waits for it. A writer reads under the lock, so a replica that waited re-plans
  * against what the other wrote. A commit writes its files, its journal lines and the change of the review state it
- * carries in one savepoint of that transaction: all of them, or none. A lock busy for longer than `wait` fails with
- * `Busy`, naming its holder.
+ * carries in one savepoint of that transaction: all of them, or none (none when the state's change expects a cursor
+ * another review has moved since: `StaleCursor`). The review state is looked up and changed by key, row by row. A
+ * lock busy for longer than `wait` fails with `Busy`, naming its holder.
  */
 import {
   Busy,
@@ -32,11 +33,15 @@ import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
 import * as ReviewRows from "./reviewRows.ts"
 
-/** What the backend takes besides its client: the schema, how the root is named, and how long a writer waits. */
+/**
+ * What the backend takes besides its client: the schema, how the root is named, how long a writer waits, and how long
+ * a writer's transaction may sit idle.
+ */
 export interface Options {
   readonly schema: string
   readonly root: string
   readonly wait: Duration.Input
+  readonly idle: Duration.Input
 }
 
 type StoredFile = MemoryRoot.StoredFile
@@ -114,6 +119,7 @@ const cacheLimit = 4_096
 export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options: Options) {
   const { schema, root } = options
   const wait = Duration.fromInputUnsafe(options.wait)
+  const idle = `${Math.max(1, Math.round(Duration.toMillis(Duration.fromInputUnsafe(options.idle))))}ms`
   if (!schemaName.test(schema)) {
     return yield* storageError(
       new RootUnusable({
@@ -153,11 +159,13 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
 
   /**
    * Takes the root's lock for the rest of the transaction, waiting at most `wait`; `Busy` past that (its holder is
-   * looked up once the transaction has ended, see `named`).
+   * looked up once the transaction has ended, see `named`). A transaction left idle for `idle` (its process frozen) is
+   * ended by Postgres, and the lock with it, so a frozen writer does not stop every other.
    */
   const lock = Effect.gen(function* () {
     const start = yield* Clock.currentTimeMillis
-    yield* sql`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(Duration.toMillis(wait)))}ms`}, true)`
+    yield* sql`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(Duration.toMillis(wait)))}ms`}, true),
+      set_config('idle_in_transaction_session_timeout', ${idle}, true)`
     const taken = yield* Effect.result(sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`)
     if (Result.isFailure(taken)) {
       if (taken.failure.reason._tag !== "LockTimeoutError") return yield* taken.failure
@@ -271,10 +279,36 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     Effect.withSpan("MemoryRoot.readState")
   )
 
-  /** Changes the review state by `change` under the writer's lock: the rows it changes, in the writer's transaction. */
+  /** The rows of the entries `keys` (each looked up by its primary key), as a state holding only those. */
+  const readStateOf = (keys: MemoryRoot.StateKeys) => {
+    const wanted = Object.entries(keys).flatMap(([part, names]) =>
+      names.length === 0 ? [] : [sql`(part = ${part} AND key IN ${sql.in(names)})`]
+    )
+    const rows =
+      wanted.length === 0
+        ? Effect.succeed<ReadonlyArray<ReviewRows.Row>>([])
+        : sql<ReviewRows.Row>`SELECT part, key, value FROM ${stateTable} WHERE ${sql.or(wanted)}`
+    return rows.pipe(
+      Effect.mapError(readFailed(stateShown)),
+      Effect.flatMap((rows) =>
+        ReviewRows.stateOf(rows).pipe(
+          Effect.mapError((error) => storageError(new ReadFailed({ file: stateShown, detail: error.message })))
+        )
+      ),
+      Effect.withSpan("MemoryRoot.readStateOf")
+    )
+  }
+
+  /**
+   * Changes the review state by `change` under the writer's lock: the rows it changes, in the writer's transaction; a
+   * change of a few keys reads only theirs. Refused with `StaleCursor`, writing nothing, when a cursor it expects has
+   * moved.
+   */
   const changeState = (change: MemoryRoot.StateChange) =>
     Effect.gen(function* () {
-      const state = yield* readState
+      const state = yield* change.keys === undefined ? readState : readStateOf(change.keys)
+      const stale = MemoryRoot.staleCursor(change, state)
+      if (stale !== undefined) return yield* storageError(stale)
       const next = change(state)
       if (next === state) return
       const { deleted, written } = ReviewRows.changes(state, next)
@@ -478,5 +512,5 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     return yield* storageError(new NewerFormat({ file: `${schema}.${Migrations.migrationsTable}`, version }))
   }
 
-  return MemoryRoot.MemoryRoot.of({ root, read, write, journal, agents, archive, readState, updateState })
+  return MemoryRoot.MemoryRoot.of({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
 })
