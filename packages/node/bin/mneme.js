@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 // The installed `mneme` command: checks the Node it runs on, then runs the bundled command line (dist/cli/, built by
 // the package's build). Kept in plain JavaScript that any Node parses, so an older Node gets one line that says what
-// to do instead of a crash inside Effect; the bundle is imported only after the check, with Node's compile cache on
-// (in the system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), which halves the time its code takes
-// to compile on every run after the first.
-import module from "node:module"
-
+// to do instead of a crash inside Effect; the bundle is imported only after the check.
 const [major, minor] = process.versions.node.split(".").map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
@@ -15,7 +11,6 @@ if (major < 22 || (major === 22 && minor < 19)) {
   )
   process.exit(2)
 }
-module.enableCompileCache?.()
 try {
   await import("../dist/cli/mneme.js")
 } catch (error) {
