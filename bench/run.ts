@@ -23,7 +23,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   tools: async () => (await import("./tools.ts")).suite,
   cluster: async () => (await import("./cluster.ts")).suite,
   reviewState: async () => (await import("./reviewState.ts")).suite,
-  recall: async () => (await import("./recall.ts")).suite
+  recall: async () => (await import("./recall.ts")).suite,
+  cli: async () => (await import("./cli.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))

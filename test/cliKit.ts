@@ -13,7 +13,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const repo = fileURLToPath(new URL("..", import.meta.url))
-export const bin = join(repo, "packages/node/dist/bin.js")
+/** The installed command's script: the Node check, then the bundle in dist/cli/. */
+export const bin = join(repo, "packages/node/bin/mneme.js")
 export const transcript = join(repo, "examples/transcript.jsonl")
 export const answers = join(repo, "examples/answers.jsonl")
 export const replay = `replay:${answers}`

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The installed `mneme` command: checks the Node it runs on, then runs the built command line. Kept in plain
-// JavaScript that any Node parses, so an older Node gets one line that says what to do instead of a crash inside
-// Effect; the built dist/ is imported only after the check.
+// The installed `mneme` command: checks the Node it runs on, then runs the bundled command line (dist/cli/, built by
+// the package's build). Kept in plain JavaScript that any Node parses, so an older Node gets one line that says what
+// to do instead of a crash inside Effect; the bundle is imported only after the check.
 const [major, minor] = process.versions.node.split(".").map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
@@ -11,7 +11,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(2)
 }
 try {
-  await import("../dist/bin.js")
+  await import("../dist/cli/mneme.js")
 } catch (error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("dist")) throw error
   process.stderr.write(

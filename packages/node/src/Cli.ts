@@ -21,41 +21,45 @@ import {
   version,
   wantsJson
 } from "./internal/cli/common.ts"
-import { agents } from "./internal/cli/agents.ts"
-import { exportMemory } from "./internal/cli/export.ts"
-import { importMemory } from "./internal/cli/import.ts"
-import { journal } from "./internal/cli/journal.ts"
-import { mcp } from "./internal/cli/mcp.ts"
-import { panel } from "./internal/cli/panel.ts"
-import { review } from "./internal/cli/review.ts"
-import { show } from "./internal/cli/show.ts"
-import { edit, forget, recall, remember } from "./internal/cli/store.ts"
-import { undo } from "./internal/cli/undo.ts"
-import { watch } from "./internal/cli/watch.ts"
+import { commandOf } from "./internal/cli/commandChoice.ts"
 import * as TextFile from "./internal/textFile.ts"
 
 export { noModel } from "./internal/cli/model.ts"
 export { CursorPastEnd } from "./internal/cli/review.ts"
 export { Exit, ExitCode, markValues, UsageError, version } from "./internal/cli/common.ts"
 
-const cli = mneme.pipe(
-  Command.withSubcommands([
-    review,
-    watch,
-    show,
-    remember,
-    edit,
-    forget,
-    recall,
-    journal,
-    undo,
-    agents,
-    exportMemory,
-    importMemory,
-    mcp,
-    panel
-  ])
-)
+/**
+ * Each command by its name, in the order of the help, loaded only when it runs: a command line that names its command
+ * loads that one alone (see `commandOf`); the help, and a command line whose command cannot be told before parsing,
+ * load them all.
+ */
+const commands = {
+  review: async () => (await import("./internal/cli/review.ts")).review,
+  watch: async () => (await import("./internal/cli/watch.ts")).watch,
+  show: async () => (await import("./internal/cli/show.ts")).show,
+  remember: async () => (await import("./internal/cli/store.ts")).remember,
+  edit: async () => (await import("./internal/cli/store.ts")).edit,
+  forget: async () => (await import("./internal/cli/store.ts")).forget,
+  recall: async () => (await import("./internal/cli/store.ts")).recall,
+  journal: async () => (await import("./internal/cli/journal.ts")).journal,
+  undo: async () => (await import("./internal/cli/undo.ts")).undo,
+  agents: async () => (await import("./internal/cli/agents.ts")).agents,
+  export: async () => (await import("./internal/cli/export.ts")).exportMemory,
+  import: async () => (await import("./internal/cli/import.ts")).importMemory,
+  mcp: async () => (await import("./internal/cli/mcp.ts")).mcp,
+  panel: async () => (await import("./internal/cli/panel.ts")).panel
+}
+
+type CommandName = keyof typeof commands
+const commandNames = Object.keys(commands) as ReadonlyArray<CommandName>
+
+/** The command line over the commands `args` need: the one they name, or every one. */
+const commandLine = (args: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    const named = commandOf(args, new Set(commandNames)) as CommandName | undefined
+    const needed = named === undefined ? commandNames : [named]
+    return mneme.pipe(Command.withSubcommands(await Promise.all(needed.map((name) => commands[name]()))))
+  })
 
 /**
  * Errors go to stderr, one line each, with a pointer to the help instead of the whole help text. With `--json`, stdout
@@ -108,10 +112,9 @@ const explain = (error: unknown, typed: boolean): Failure => {
     if (error._tag !== "ShowHelp") return { tag: error._tag, message: error.message, code: ExitCode.usage }
     const first = error.errors[0]
     if (first !== undefined) return { tag: first._tag, message: first.message, code: ExitCode.usage, presented: "all" }
-    const commands = cli.subcommands.flatMap((group) => group.commands.map((command) => command.name))
     return {
       tag: "UsageError",
-      message: `no command given: use one of ${commands.join(", ")} (run "mneme --help" for usage)`,
+      message: `no command given: use one of ${commandNames.join(", ")} (run "mneme --help" for usage)`,
       code: ExitCode.usage,
       presented: "text"
     }
@@ -156,7 +159,7 @@ const report = (
 
 /** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
-  Command.runWith(cli, { version })(markValues(args)).pipe(
+  Effect.flatMap(commandLine(args), (cli) => Command.runWith(cli, { version })(markValues(args))).pipe(
     Effect.provide(CliOutput.layerPresenter(presenter(wantsJson(args)))),
     // The review's warnings are in its summary; its log lines are for --verbose (or --log-level), on stderr.
     Effect.provideService(Logger.LogToStderr, true),

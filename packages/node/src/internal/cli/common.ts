@@ -10,8 +10,7 @@ import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
 import * as Txt from "../text.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 
-/** The version `mneme --version` prints, and the MCP server gives its clients. */
-export const version = "0.1.0"
+export { version } from "./version.ts"
 
 /** The exit codes: 0 done, 1 an operation failed, 2 usage or configuration. */
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const

@@ -124,6 +124,7 @@ export const rootLayer = (
     ? FileRoot.layer({ root: location.path }).pipe(Layer.provide(NodePlatform.layer))
     : Layer.unwrap(
         Effect.map(loadPostgres(location), ({ PostgresRoot }) =>
-          PostgresRoot.layer({ url: location.url, schema: location.schema })
+          // The URL as text: the backend is loaded from the host's own install, with its own copy of effect.
+          PostgresRoot.layer({ url: Redacted.value(location.url), schema: location.schema })
         )
       )
