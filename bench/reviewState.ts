@@ -79,7 +79,7 @@ const measure = (backend: string, location: string, size: number): ReadonlyArray
   const reviews = Array.from({ length: runs }, () => probed([backend, location, "review", key, agent]))
   const whole = probed([backend, location, "whole"])
   const idle = probed([backend, location, "idle"])
-  const suite = "reviewState"
+  const suite = "state"
   const at = `${size / 1000}k conversations`
   return [
     {

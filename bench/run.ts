@@ -22,7 +22,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   shapes: async () => (await import("./transcriptFormat.ts")).suite,
   tools: async () => (await import("./tools.ts")).suite,
   cluster: async () => (await import("./cluster.ts")).suite,
-  reviewState: async () => (await import("./reviewState.ts")).suite,
+  state: async () => (await import("./reviewState.ts")).suite,
   recall: async () => (await import("./recall.ts")).suite,
   cli: async () => (await import("./cli.ts")).suite
 }

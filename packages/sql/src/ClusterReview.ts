@@ -5,7 +5,9 @@
  * Both messages are persisted (`ClusterSchema.Persisted`), so a turn end sent to a runner that dies is delivered again
  * to the runner its shard moves to, and reviewed there from the cursor in shared storage; `turnStarted` and `turnEnded`
  * answer once their messages are stored, so a replica that dies right after a turn loses none. The debounce lives in the
- * entity: a turn end waits `reviewDelay`, and a newer turn start or turn end supersedes it.
+ * entity: a turn end waits `reviewDelay`, and a newer turn start or turn end supersedes it. A runner paused past its
+ * shard lease while a review asks the model keeps nothing of that review when it resumes: the runner that took the
+ * conversation has moved its cursor, and the late review's commit is refused (`StaleCursor`).
  *
  * `layer` is `MemoryReview` over the cluster, so a host's turn loop does not change; `entities` runs the entity on a
  * runner; `boundedModel` bounds the model calls in flight per runner, in place of one review at a time per host.
