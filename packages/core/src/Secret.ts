@@ -117,8 +117,7 @@ const isUrl = (text: string, from: number, to: number): boolean => {
     if ((text.charCodeAt(s + 2) | 32) === 119 && text.charCodeAt(s + 3) === 46) return true // "www."
   }
   if (scheme(text, s, to) >= 0) return true
-  const slash = text.indexOf("/", s)
-  if (slash < 0 || slash >= to) return false // a host, then "/"
+  if (indexWithin(text, "/", s, to) < 0) return false // a host, then "/"
   let k = s
   let dot = -1
   for (; k < to; k++) {
@@ -131,10 +130,20 @@ const isUrl = (text: string, from: number, to: number): boolean => {
   return true
 }
 
+/** Where `needle` first lies wholly in `[from, to)`, or -1: a search that reads nothing past `to`, so the runs of a
+ * text are searched in time linear in the text. */
+const indexWithin = (text: string, needle: string, from: number, to: number): number => {
+  const first = needle.charCodeAt(0)
+  for (let k = from; k + needle.length <= to; k++) {
+    if (text.charCodeAt(k) === first && text.startsWith(needle, k)) return k
+  }
+  return -1
+}
+
 /** The index just past "://" in `[from, to)`, or -1. */
 const scheme = (text: string, from: number, to: number): number => {
-  const k = text.indexOf("://", from)
-  return k >= 0 && k + 3 <= to ? k + 3 : -1
+  const k = indexWithin(text, "://", from, to)
+  return k >= 0 ? k + 3 : -1
 }
 
 const NOT_PRINTABLE = /[^\x21-\x7e]/g

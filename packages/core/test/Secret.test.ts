@@ -551,6 +551,13 @@ describe("Secret", () => {
   })
 
   describe("hostile texts", () => {
+    it("masks each of two digit-and-space runs split by anything, and keeps what splits them", () => {
+      const run = "1 2 3 4 5 6 7 8 9 0 ".repeat(2)
+      for (const middle of ["x", "/", "@", "a.b/c", "password"]) {
+        assert.strictEqual(Secret.redact(run + middle + run), `[secret] ${middle}[secret] `, middle)
+      }
+    })
+
     it("finds a secret exactly where redaction masks one (the speed of these shapes is bench/secret.ts's)", () => {
       const shapes = [
         "password is password for password as my password ",
