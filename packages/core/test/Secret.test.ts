@@ -230,7 +230,7 @@ describe("Secret", () => {
       ])
     })
 
-    it("keeps a description used or picked as a password, and a password named in the middle of its clause", () => {
+    it("keeps a description used or picked as a password, and a password's name that names something else", () => {
       keeps([
         "The user uses the same password as the root password",
         "I use the same as my password",
@@ -242,7 +242,8 @@ describe("Secret", () => {
         "The user picked a long one for the router password",
         "The user picked the same for the router password",
         "The user picked a random string as the password",
-        "uses sunlight as the password hint",
+        "uses bcrypt as the password hash",
+        "uses KeePass as the password vault",
         "The user picked Bitwarden for the team password manager"
       ])
     })
@@ -251,6 +252,57 @@ describe("Secret", () => {
       masks([
         ["The one-time code is 358672", "The one-time code is [secret]"],
         ["set the NAS password to qwerty123", "set the NAS password to [secret]"]
+      ])
+    })
+  })
+
+  describe("passwords given with their value in a sentence, a line or a pair", () => {
+    it("masks the value however the sentence goes on after the password's name", () => {
+      masks([
+        ["I use purple monkey as my password lately", "I use [secret] as my password lately"],
+        ["I use purple monkey as my password\nlately", "I use [secret] as my password\nlately"],
+        ["I use purple monkey as my password - lately", "I use [secret] as my password - lately"],
+        ["I use purple monkey as my password—lately", "I use [secret] as my password—lately"],
+        ["I use purple monkey as my password hint", "I use [secret] as my password hint"],
+        ["uses sunlight as the password hint", "uses [secret] as the password hint"],
+        ['["I use purple monkey as my password","lately"]', '["I use [secret] as my password","lately"]'],
+        ['{"text":"I use purple monkey as my password","more":1}', '{"text":"I use [secret] as my password","more":1}']
+      ])
+    })
+
+    it("masks a value after a colon later in the sentence, a dash, a credential's name and a user / password pair", () => {
+      masks([
+        [
+          "Good idea. Here is the read-only DB password for staging if you want to check: Tr0ub4dor&3-fennel.",
+          "Good idea. Here is the read-only DB password for staging if you want to check: [secret]."
+        ],
+        ["Staging DB read-only credential: Tr0ub4dor&3-fennel", "Staging DB read-only credential: [secret]"],
+        ["the staging credentials are s3cret-pass", "the staging credentials are [secret]"],
+        ["password - Tr0ub4dor&3", "password - [secret]"],
+        ["log in as marco / Tr0ub4dor&3-fennel please", "log in as marco / [secret] please"],
+        ["marco / Tr0ub4dor3fennel", "marco / [secret]"]
+      ])
+    })
+
+    it("keeps sentences that only mention passwords, and pairs whose second word is no password", () => {
+      keeps([
+        "I reset my password yesterday",
+        "password managers are useful",
+        "I forgot my password again",
+        "credentials are stored in the vault",
+        "The login credentials: ask Priya",
+        "Password requirements: 12 characters",
+        "Password reset steps: 1. open settings",
+        "the password expires on: 2026-12-01",
+        "Here is the password policy, if you want to read it: docs.example.com/policy",
+        "Change your password - it is 90 days old",
+        "Use a password manager — it helps",
+        "He uses 1Password as his password manager",
+        '["password","username"]',
+        "iOS / iPadOS17",
+        "React / TypeScript5",
+        "src / lib/util2.ts",
+        "50 / 50"
       ])
     })
   })
