@@ -40,6 +40,11 @@ const SHAPES: ReadonlyArray<readonly [name: string, pattern: string, middle?: st
   ["for the repeated", "for the for the for the router password "],
   ["the same … as the root password", "uses the same password as the root password. "],
   ["full-width digits and invisible marks", "９\u200b１\u00ad"],
+  ["user / password pairs", "m / Tr0ub4dor&3 "],
+  ["a colon late in a password's sentence", "password a b c d e f g h i j k : "],
+  ["JSON strings after a password", '"password","'],
+  ["a dash after a password", "password - "],
+  ["credential: repeated", "credential: "],
   ["two digit-and-space runs split by x", "1 2 3 4 5 6 7 8 9 0 ", "x"],
   ["two digit-and-space runs split by /", "1 2 3 4 5 6 7 8 9 0 ", "/"],
   ["two digit-and-space runs split by ://", "1 2 3 4 5 6 7 8 9 0 ", "://"]
@@ -159,6 +164,7 @@ export const suite: Suite = async () => {
   for (const [shape, pattern, middle] of SHAPES) {
     const detect: Array<readonly [number, number]> = []
     const mask: Array<readonly [number, number]> = []
+    const plain: Array<readonly [number, number]> = []
     for (const [label, size] of SIZES) {
       const text = input(pattern, size, middle)
       const baseline = await perCall(() => plainLoop(text), size)
@@ -166,6 +172,7 @@ export const suite: Suite = async () => {
       const redacted = await perCall(() => Secret.redact(text), size)
       detect.push([size, looks])
       mask.push([size, redacted])
+      plain.push([size, baseline])
       const within = (value: number) => (size < 1_000_000 ? "" : value < 1000 ? "; under 1 s" : "; OVER 1 s")
       const against = (value: number) => `baseline ${ms(baseline)} (plain loop), ${times(value / baseline)} it`
       const original = ORIGINAL[shape]?.[label]
@@ -179,11 +186,13 @@ export const suite: Suite = async () => {
       figure(`looksSecret ${shape} ${label}`, looks, "ms", against(looks) + compared + within(looks))
       figure(`redact ${shape} ${label}`, redacted, "ms", against(redacted) + within(redacted))
     }
-    // The slope over every size, and from 100k to 1M alone, where a quadratic cost shows most.
+    // The slope over every size, and from 100k to 1M alone, where a quadratic cost shows most (beside the plain
+    // loop's over the same sizes: on a busy machine a long sample is interrupted more often, which tilts both).
     const slope = (name: string, points: ReadonlyArray<readonly [number, number]>) => {
       const all = logLogSlope(points)
       const large = logLogSlope(points.slice(-2))
-      figure(name, all, "log-log", `${verdict(all)}; 100k–1M ${large.toFixed(2)}, ${verdict(large)}`)
+      const note = `${verdict(all)}; 100k–1M ${large.toFixed(2)}, ${verdict(large)} (the plain loop's ${logLogSlope(plain.slice(-2)).toFixed(2)})`
+      figure(name, all, "log-log", note)
     }
     slope(`slope ${shape}`, detect)
     slope(`redact slope ${shape}`, mask)

@@ -626,7 +626,12 @@ describe("Secret", () => {
         "I use x as my password, ",
         "ssn passport 1 2 3 4 5 6 7 8 9 0 ",
         "-----BEGIN RSA ",
-        "９\u200b"
+        "９\u200b",
+        "m / Tr0ub4dor&3 ",
+        "password a b c d e f g h i j k : ",
+        '"password","',
+        "password - ",
+        "credential: "
       ]
       for (const shape of shapes) {
         const text = shape.repeat(Math.ceil(20_000 / shape.length)).slice(0, 20_000)
