@@ -71,3 +71,37 @@ describe("a password given with its value", () => {
     assert.include(kept, "- password managers are useful [")
   })
 })
+
+describe("a failure that quotes what was given", () => {
+  const card = "4111111111111111"
+
+  it("keeps no secret in its message or its JSON: a match no entry holds", () => {
+    const { memory } = scratch()
+    assert.strictEqual(mneme(["remember", "Dana drinks oolong tea", "--memory", memory]).code, 0)
+    const before = readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8")
+    const run = mneme(["forget", `card ${card}`, "--memory", memory, "--json"])
+    assert.strictEqual(run.code, 1, run.stderr)
+    assert.deepStrictEqual(JSON.parse(run.stdout), {
+      ok: false,
+      error: { tag: "NoMatch", message: 'no entry in agents/default/MEMORY.md holds "card [secret]"' }
+    })
+    assert.notInclude(run.stdout + run.stderr, card)
+    assert.strictEqual(readFileSync(join(memory, "agents/default/MEMORY.md"), "utf8"), before)
+  })
+
+  it("keeps no secret in a failed review's error, its JSON or the review state: a topic that is a card number", () => {
+    const { dir } = scratch()
+    userLines(join(dir, "chat.jsonl"), ["I drink oolong tea"])
+    const answers = join(dir, "answers.jsonl")
+    const change = { op: "add", topic: card, text: "Dana drinks oolong tea" }
+    writeFileSync(answers, JSON.stringify({ answer: JSON.stringify({ changes: [change] }) }) + "\n")
+    const run = mnemeIn(dir, ["review", "chat.jsonl", "--model", `replay:${answers}`, "--memory", "memory", "--json"])
+    assert.strictEqual(run.code, 1, run.stderr)
+    const out = JSON.parse(run.stdout)
+    assert.strictEqual(out.error.tag, "BadTopic")
+    assert.isTrue(out.error.message.startsWith('"[secret]" is not a topic name'), out.error.message)
+    assert.notInclude(run.stdout + run.stderr, card)
+    assert.notInclude(readFileSync(join(dir, "memory/reviewed.json"), "utf8"), card)
+    assert.isFalse(existsSync(join(dir, "memory/agents/default/MEMORY.md")))
+  })
+})

@@ -1147,3 +1147,31 @@ export const redact = (text: string): string => {
   if (redacted.size > redactedMax) redacted.delete(redacted.keys().next().value!)
   return result
 }
+
+/** `value` masked by `mask`: a string, or each string of a list; anything else as it is. */
+const maskValue = (value: unknown, mask: (text: string) => string): unknown =>
+  typeof value === "string" ? mask(value) : Array.isArray(value) ? value.map((item) => maskValue(item, mask)) : value
+
+/** A record of fields with each string (and each string of a list) masked by `mask`. */
+const maskFields = (fields: unknown, mask: (text: string) => string): unknown =>
+  typeof fields === "object" && fields !== null && !Array.isArray(fields)
+    ? Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, maskValue(value, mask)]))
+    : fields
+
+/**
+ * An error class (or any class made from a record of fields) whose string fields, and the strings of its list
+ * fields, are masked as it is made: for the errors that quote outside text, so that neither their message nor their
+ * fields nor their JSON keep a secret (SPEC 2). `mask` masks one field, `redact` by default.
+ */
+export const withFieldsMasked = <C extends new (...args: Array<any>) => object>(
+  Base: C,
+  mask: (text: string) => string = redact
+): C =>
+  class extends Base {
+    constructor(...args: Array<any>) {
+      super(maskFields(args[0], mask), ...args.slice(1))
+      // A class may also be made from fields it trusts (decoded, say), which skip the masking above.
+      const fields = this as Record<string, unknown>
+      for (const key of Object.keys(fields)) fields[key] = maskValue(fields[key], mask)
+    }
+  }
