@@ -680,16 +680,19 @@ const COLON_REACH = 12
 
 /**
  * A value after a colon later in the keyword's sentence, with no link word between (which gives the value itself), one
- * word that reads as a password (digits in it, not a date): "the DB password for staging if you want to check:
- * Tr0ub4dor&3-fennel".
+ * word that reads as a password (digits in it, not a date nor a path): "the DB password for staging if you want to
+ * check: Tr0ub4dor&3-fennel".
  */
 const givenAfterColon = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   for (let k = i; k < Math.min(ws.count, i + COLON_REACH); k++) {
     if (k > i && wordAt(ws, k) === ":") {
+      // A colon that ends a label, followed by white space: not one inside "http://x" or "10:30".
       const v = k + 1
+      if (!is(text.charCodeAt(ws.start[k]! + 1), SPACE)) return undefined
       if (v >= ws.count || MEASURE.has(wordAt(ws, v + 1))) return undefined
       const value = text.slice(ws.start[v], ws.end[v])
-      return fits(value.toLowerCase(), kind, "direct") && !DATE.test(value) ? [ws.start[v]!, ws.end[v]!] : undefined
+      const fitting = fits(value.toLowerCase(), kind, "direct") && !DATE.test(value) && !value.includes("/")
+      return fitting ? [ws.start[v]!, ws.end[v]!] : undefined
     }
     if (k > i && LINK.has(wordAt(ws, k))) return undefined
     if (SENTENCE_END.has(text.charCodeAt(ws.end[k]!))) return undefined

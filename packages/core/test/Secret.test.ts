@@ -296,6 +296,7 @@ describe("Secret", () => {
         "the password expires on: 2026-12-01",
         'The root password is [secret], so {"changes": [{"op": "add", "id": "a1b2c3"}]}',
         "the password we use is long, see: x1234",
+        "HTTP 404: invalid api key, from POST http://model.test/v1/chat/completions",
         "Here is the password policy, if you want to read it: docs.example.com/policy",
         "Change your password - it is 90 days old",
         "Use a password manager — it helps",
