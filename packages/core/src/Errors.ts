@@ -3,7 +3,8 @@
  * with `Effect.catchTag`, and the two errors with several causes (`StorageError`, `Denied`) carry a tagged `reason`
  * that `Effect.catchReason` can pick out. Nothing in mneme is thrown.
  */
-import { DateTime, Predicate, Schema } from "effect"
+import { type Cause, DateTime, Predicate, Schema } from "effect"
+import * as Secret from "./Secret.ts"
 import { count as n } from "./Text.ts"
 import * as Topic from "./Topic.ts"
 
@@ -14,11 +15,27 @@ export const isMnemeError = (u: unknown): u is MnemeError => Predicate.hasProper
 
 const quote = (text: string) => JSON.stringify(text)
 
+/**
+ * `Schema.TaggedError` for an error that quotes outside text: each of its string fields (and each string of a list
+ * field) is masked for secrets as it is made, by `mask` (`Secret.redact` unless given), so neither its message nor its
+ * fields nor its JSON keep a secret (SPEC 2).
+ */
+export const MaskedTaggedError =
+  <Self>() =>
+  <Tag extends string, const Fields extends Schema.Struct.Fields>(
+    tag: Tag,
+    fields: Fields,
+    mask?: (text: string) => string
+  ): Schema.Class<Self, Schema.TaggedStruct<Tag, Fields>, Cause.YieldableError> =>
+    // The class is made for a `Self` not known here, which `Schema.TaggedError`'s type cannot resolve: it is the same
+    // class all the same.
+    Secret.withFieldsMasked(Schema.TaggedError<Self>()(tag, fields) as never, mask)
+
 // ---------------------------------------------------------------------------------------------------------------------
 // The model's answer
 
 /** The model's answer is not one JSON object with a well-formed `changes` list. */
-export class MalformedAnswer extends Schema.TaggedError<MalformedAnswer>()("MalformedAnswer", {
+export class MalformedAnswer extends MaskedTaggedError<MalformedAnswer>()("MalformedAnswer", {
   /** What is wrong with it. */
   reason: Schema.String,
   /** The first 120 characters of the answer, secrets masked. */
@@ -44,9 +61,13 @@ export class UnlistedEntry extends Schema.TaggedError<UnlistedEntry>()("Unlisted
 }
 
 /** A topic name that cannot be one (`topic` as given; the message shows it with its secrets masked). */
-export class BadTopic extends Schema.TaggedError<BadTopic>()("BadTopic", {
-  topic: Schema.String
-}) {
+export class BadTopic extends MaskedTaggedError<BadTopic>()(
+  "BadTopic",
+  {
+    topic: Schema.String
+  },
+  Topic.shown
+) {
   readonly [TypeId] = TypeId
   override get message() {
     return `${quote(Topic.shown(this.topic))} is not a topic name: use 1-48 letters, digits, "_" or "-", starting with a letter or digit, not "memory", a device name such as "con", or anything that looks secret`
@@ -57,7 +78,7 @@ export class BadTopic extends Schema.TaggedError<BadTopic>()("BadTopic", {
 const topicsListed = 10
 
 /** A topic name that names no topic of the memory looked in: the topics there are, so the caller can pick one. */
-export class NoSuchTopic extends Schema.TaggedError<NoSuchTopic>()("NoSuchTopic", {
+export class NoSuchTopic extends MaskedTaggedError<NoSuchTopic>()("NoSuchTopic", {
   /** The topic asked for, cleaned. */
   topic: Schema.String,
   /** Where it was looked for, as people read it: `agents/ada or team`. */
@@ -84,7 +105,7 @@ export class NoSuchTopic extends Schema.TaggedError<NoSuchTopic>()("NoSuchTopic"
 // Changing memory
 
 /** A change would take a file past its size. */
-export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
+export class MemoryFull extends MaskedTaggedError<MemoryFull>()("MemoryFull", {
   /** The file, relative to the memory root. */
   file: Schema.String,
   /** Its size after the change, in characters. */
@@ -100,7 +121,7 @@ export class MemoryFull extends Schema.TaggedError<MemoryFull>()("MemoryFull", {
 }
 
 /** A match names no entry, or several. */
-export class NoMatch extends Schema.TaggedError<NoMatch>()("NoMatch", {
+export class NoMatch extends MaskedTaggedError<NoMatch>()("NoMatch", {
   file: Schema.String,
   match: Schema.String,
   /** Up to eight entries that contain the match (several found) or none (nothing found). */
@@ -142,7 +163,7 @@ export class SecretEntry extends Schema.TaggedError<SecretEntry>()("SecretEntry"
 }
 
 /** The agent may not write team memory. */
-export class TeamMemory extends Schema.TaggedError<TeamMemory>()("TeamMemory", {
+export class TeamMemory extends MaskedTaggedError<TeamMemory>()("TeamMemory", {
   agentId: Schema.String
 }) {
   override get message() {
@@ -167,7 +188,7 @@ export class Denied extends Schema.TaggedError<Denied>()("Denied", {
 }
 
 /** A scope already has as many topics as it may. */
-export class TooManyTopics extends Schema.TaggedError<TooManyTopics>()("TooManyTopics", {
+export class TooManyTopics extends MaskedTaggedError<TooManyTopics>()("TooManyTopics", {
   scope: Schema.String,
   limit: Schema.Number
 }) {
@@ -178,7 +199,7 @@ export class TooManyTopics extends Schema.TaggedError<TooManyTopics>()("TooManyT
 }
 
 /** A journaled change cannot be undone: the file no longer holds what the journal says the change wrote. */
-export class NotUndoable extends Schema.TaggedError<NotUndoable>()("NotUndoable", {
+export class NotUndoable extends MaskedTaggedError<NotUndoable>()("NotUndoable", {
   /** The file, relative to the memory root. */
   file: Schema.String,
   /** What is in the way, in words. */
@@ -194,7 +215,7 @@ export class NotUndoable extends Schema.TaggedError<NotUndoable>()("NotUndoable"
 // The model and the transcript
 
 /** The model could not give an answer. */
-export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
+export class ModelError extends MaskedTaggedError<ModelError>()("ModelError", {
   reason: Schema.String,
   /** Whether trying the same call again may help (a connection error, 429, 5xx). */
   retryable: Schema.optionalKey(Schema.Boolean)
@@ -206,7 +227,7 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
 }
 
 /** The host's transcript could not be read. */
-export class TranscriptError extends Schema.TaggedError<TranscriptError>()("TranscriptError", {
+export class TranscriptError extends MaskedTaggedError<TranscriptError>()("TranscriptError", {
   reason: Schema.String
 }) {
   readonly [TypeId] = TypeId
@@ -230,7 +251,7 @@ export const LockHolder = Schema.Struct({
 export type LockHolder = typeof LockHolder.Type
 
 /** A file (or folder) could not be read. */
-export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
+export class ReadFailed extends MaskedTaggedError<ReadFailed>()("ReadFailed", {
   /** The path, relative to the memory root. */
   file: Schema.String,
   /** What the platform said, in words. */
@@ -242,7 +263,7 @@ export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
 }
 
 /** A file is not valid UTF-8 text. */
-export class NotText extends Schema.TaggedError<NotText>()("NotText", {
+export class NotText extends MaskedTaggedError<NotText>()("NotText", {
   file: Schema.String
 }) {
   override get message() {
@@ -251,7 +272,7 @@ export class NotText extends Schema.TaggedError<NotText>()("NotText", {
 }
 
 /** A file could not be written; the old one is unchanged. */
-export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed", {
+export class WriteFailed extends MaskedTaggedError<WriteFailed>()("WriteFailed", {
   file: Schema.String,
   detail: Schema.String
 }) {
@@ -261,7 +282,7 @@ export class WriteFailed extends Schema.TaggedError<WriteFailed>()("WriteFailed"
 }
 
 /** Another writer held the root's lock for longer than a writer waits. */
-export class Busy extends Schema.TaggedError<Busy>()("Busy", {
+export class Busy extends MaskedTaggedError<Busy>()("Busy", {
   /** The lock file, absolute. */
   lock: Schema.String,
   holder: Schema.optionalKey(LockHolder),
@@ -278,7 +299,7 @@ export class Busy extends Schema.TaggedError<Busy>()("Busy", {
 }
 
 /** A file was written by a newer mneme. */
-export class NewerFormat extends Schema.TaggedError<NewerFormat>()("NewerFormat", {
+export class NewerFormat extends MaskedTaggedError<NewerFormat>()("NewerFormat", {
   file: Schema.String,
   version: Schema.Number
 }) {
@@ -288,7 +309,7 @@ export class NewerFormat extends Schema.TaggedError<NewerFormat>()("NewerFormat"
 }
 
 /** A path leads outside the memory root (`..`, an absolute path, a NUL, a link out of it or to nowhere). */
-export class OutsideRoot extends Schema.TaggedError<OutsideRoot>()("OutsideRoot", {
+export class OutsideRoot extends MaskedTaggedError<OutsideRoot>()("OutsideRoot", {
   path: Schema.String,
   detail: Schema.String
 }) {
@@ -298,7 +319,7 @@ export class OutsideRoot extends Schema.TaggedError<OutsideRoot>()("OutsideRoot"
 }
 
 /** A memory file is a symbolic link to another place inside the root: writing it would replace the link. */
-export class LinkedFile extends Schema.TaggedError<LinkedFile>()("LinkedFile", {
+export class LinkedFile extends MaskedTaggedError<LinkedFile>()("LinkedFile", {
   path: Schema.String,
   /** Where the link leads, relative to the root. */
   target: Schema.String
@@ -309,7 +330,7 @@ export class LinkedFile extends Schema.TaggedError<LinkedFile>()("LinkedFile", {
 }
 
 /** A folder was expected and something else is there. */
-export class NotAFolder extends Schema.TaggedError<NotAFolder>()("NotAFolder", {
+export class NotAFolder extends MaskedTaggedError<NotAFolder>()("NotAFolder", {
   path: Schema.String
 }) {
   override get message() {
@@ -318,7 +339,7 @@ export class NotAFolder extends Schema.TaggedError<NotAFolder>()("NotAFolder", {
 }
 
 /** The memory root cannot be used (it cannot be made, or its lock cannot be). */
-export class RootUnusable extends Schema.TaggedError<RootUnusable>()("RootUnusable", {
+export class RootUnusable extends MaskedTaggedError<RootUnusable>()("RootUnusable", {
   root: Schema.String,
   detail: Schema.String
 }) {
@@ -328,7 +349,7 @@ export class RootUnusable extends Schema.TaggedError<RootUnusable>()("RootUnusab
 }
 
 /** Something a change needs is not there (an agent's folder to archive, a journal entry to undo). */
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+export class NotFound extends MaskedTaggedError<NotFound>()("NotFound", {
   path: Schema.String,
   detail: Schema.String
 }) {

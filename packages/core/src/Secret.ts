@@ -9,15 +9,17 @@
  * only the scanners that can find something run; `looksSecret` stops at the first finding.
  *
  * A password is found with its value, never from its name alone ("the Wi-Fi password is on the fridge" gives none).
- * After its name, the value is the word a link gives ("the password is X", "set the PIN to X"), unless it reads as
- * talk about the password ("is reset", "is on …", "was changed"). Before its name, which must end its clause, the value
- * is what a verb of using or choosing names: "uses X as the root password", "picked X for the router password",
+ * After its name, the value is the word a link gives ("the password is X", "set the PIN to X", "password - X"), unless
+ * it reads as talk about the password ("is reset", "is on …", "was changed"), or what follows a colon later in its
+ * sentence when it holds digits ("the DB password for staging if you want to check: X"). Before its name, the value is
+ * what a verb of using or choosing names: "uses X as the root password", "picked X for the router password",
  * "我用X当密码". There X may be any word, even an ordinary one ("picked swordfish as the password"), but not one that
  * reads as a description: a vague word alone ("it", "这个"), words opening with a determiner or an owner ("the same
  * password", "his birthday", "a new one"; quoted words are a value all the same), words naming a secret themselves
- * ("root password") or "… as well"; and the password named must end the clause ("uses sunlight as the password hint"
- * names a hint). In Chinese, X reaches back to 用 within its clause, through ASCII punctuation inside or ending an
- * ASCII value (我用S3cure!pass当密码).
+ * ("root password") or "… as well"; and the password's name must not name something else ("uses Bitwarden as the
+ * password manager"), while any other word may follow it ("… as my password lately"). In Chinese, X reaches back to
+ * 用 within its clause, through ASCII punctuation inside or ending an ASCII value (我用S3cure!pass当密码). A user and
+ * password pair ("marco / Tr0ub4dor&3-fennel") gives the second word when it reads as a password.
  */
 import * as View from "./internal/secretView.ts"
 
@@ -48,7 +50,7 @@ const isLabelChar = (c: number) => isUpper(c) || c === 32 // "RSA PRIVATE KEY"
 const SPACE = 1
 const LEAD = 2 // punctuation before a word or value that is not part of it
 const TRAIL = 4 // punctuation after a word or value that is not part of it
-const BREAK = 8 // CJK punctuation that ends a word
+const BREAK = 8 // CJK punctuation and dashes that end a word
 const SEPARATOR = 16 // ":", "=", "：" — words of their own
 const ZH_FIRST = 32 // the first unit of a Chinese keyword
 const CLASSES = new Uint8Array(0x10000)
@@ -57,7 +59,7 @@ mark(SPACE, [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f
 mark(SPACE, [0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a])
 mark(LEAD, unitsOf("([{<\"'`“‘«「『（#*"))
 mark(TRAIL, unitsOf(".,;:!?)]}>\"'`”’»」』）*"))
-mark(BREAK, unitsOf("，。；！？、"))
+mark(BREAK, unitsOf("，。；！？、—–"))
 mark(SEPARATOR, unitsOf(":=："))
 const is = (c: number, flag: number): boolean => ((CLASSES[c] ?? 0) & flag) !== 0
 
@@ -117,8 +119,7 @@ const isUrl = (text: string, from: number, to: number): boolean => {
     if ((text.charCodeAt(s + 2) | 32) === 119 && text.charCodeAt(s + 3) === 46) return true // "www."
   }
   if (scheme(text, s, to) >= 0) return true
-  const slash = text.indexOf("/", s)
-  if (slash < 0 || slash >= to) return false // a host, then "/"
+  if (indexWithin(text, "/", s, to) < 0) return false // a host, then "/"
   let k = s
   let dot = -1
   for (; k < to; k++) {
@@ -131,10 +132,20 @@ const isUrl = (text: string, from: number, to: number): boolean => {
   return true
 }
 
+/** Where `needle` first lies wholly in `[from, to)`, or -1: a search that reads nothing past `to`, so the runs of a
+ * text are searched in time linear in the text. */
+const indexWithin = (text: string, needle: string, from: number, to: number): number => {
+  const first = needle.charCodeAt(0)
+  for (let k = from; k + needle.length <= to; k++) {
+    if (text.charCodeAt(k) === first && text.startsWith(needle, k)) return k
+  }
+  return -1
+}
+
 /** The index just past "://" in `[from, to)`, or -1. */
 const scheme = (text: string, from: number, to: number): number => {
-  const k = text.indexOf("://", from)
-  return k >= 0 && k + 3 <= to ? k + 3 : -1
+  const k = indexWithin(text, "://", from, to)
+  return k >= 0 ? k + 3 : -1
 }
 
 const NOT_PRINTABLE = /[^\x21-\x7e]/g
@@ -205,6 +216,63 @@ const urlPasswords = (scan: Scan) => {
       else if (c === 64) at = k
     }
     if (colon >= 0 && at > colon + 1 && text.slice(colon + 1, at) !== mask && note(scan, [colon + 1, at])) return
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A user name and its password as a pair, "marco / Tr0ub4dor&3-fennel": the password alone is masked.
+
+/** Symbols a password holds and a word of prose seldom does. */
+const PASSWORD_SYMBOL = codes("!#$%&*+=?@^~")
+
+/** The most units a word of a pair may have. */
+const PAIR_WORD = 64
+
+/**
+ * Whether `[from, to)` reads as a password: 8 to 64 printable ASCII units, no "/", holding a letter, a digit, and a
+ * symbol of `PASSWORD_SYMBOL` or a digit between letters with both cases ("Tr0ub4dor").
+ */
+const passwordShaped = (text: string, from: number, to: number): boolean => {
+  if (to - from < 8 || to - from > PAIR_WORD) return false
+  let upper = false
+  let lower = false
+  let digit = false
+  let symbol = false
+  let inner = false // a digit between letters
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k)
+    if (!isAscii(c) || c === 47) return false
+    if (isUpper(c)) upper = true
+    else if (isLower(c)) lower = true
+    else if (isDigit(c)) {
+      digit = true
+      const before = text.charCodeAt(k - 1)
+      const after = text.charCodeAt(k + 1)
+      if (k > from && k + 1 < to && (isUpper(before) || isLower(before)) && (isUpper(after) || isLower(after))) {
+        inner = true
+      }
+    } else if (PASSWORD_SYMBOL.has(c)) symbol = true
+  }
+  return (upper || lower) && digit && (symbol || (upper && lower && inner))
+}
+
+/** The password of each "user / password": a "/" with white space on both sides, a word before it, and after it a
+ * word that reads as a password. */
+const pairs = (scan: Scan) => {
+  const text = scan.text
+  for (let at = text.indexOf("/"); at >= 0; at = text.indexOf("/", at + 1)) {
+    if (!is(text.charCodeAt(at - 1), SPACE) || !is(text.charCodeAt(at + 1), SPACE)) continue
+    let user = at - 1
+    while (user > at - 4 && is(text.charCodeAt(user), SPACE)) user--
+    if (user < 0 || !isAscii(text.charCodeAt(user))) continue // no word before the "/"
+    let from = at + 1
+    while (from < at + 4 && is(text.charCodeAt(from), SPACE)) from++
+    let to = from
+    while (to < text.length && to - from <= PAIR_WORD && isAscii(text.charCodeAt(to))) to++
+    if (isAscii(text.charCodeAt(to))) continue // a word too long for a password
+    while (from < to && is(text.charCodeAt(from), LEAD)) from++
+    while (to > from && is(text.charCodeAt(to - 1), TRAIL)) to--
+    if (passwordShaped(text, from, to) && note(scan, [from, to])) return
   }
 }
 
@@ -396,6 +464,11 @@ const reused = {
   ids: new Uint16Array(REUSED)
 }
 
+/** Whether a word ends between `before` and `after`, as between the strings of JSON text: a closing quote then ",",
+ * "}" or "]" (`password","x"`), or "," then an opening quote. */
+const endsJsonString = (before: number, after: number): boolean =>
+  (before === 34 && (after === 44 || after === 125 || after === 93)) || (before === 44 && after === 34)
+
 const words = (text: string, lower: string): Words => {
   const small = text.length <= REUSED
   const start = small ? reused.start : new Int32Array(text.length)
@@ -415,7 +488,12 @@ const words = (text: string, lower: string): Words => {
       continue
     }
     let s = i++
-    if (!is(c, SEPARATOR)) while (i < text.length && !is(text.charCodeAt(i), SPACE | BREAK | SEPARATOR)) i++
+    if (!is(c, SEPARATOR)) {
+      while (i < text.length && !is(text.charCodeAt(i), SPACE | BREAK | SEPARATOR)) {
+        if (endsJsonString(text.charCodeAt(i - 1), text.charCodeAt(i))) break
+        i++
+      }
+    }
     let e = i
     if (!is(c, SEPARATOR)) {
       while (s < e && is(text.charCodeAt(s), LEAD)) s++
@@ -438,7 +516,9 @@ type Kind = "password" | "code" | "key"
 /** A set of the words of a space-separated list. */
 const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(" "))
 
-const PASSWORD = wordSet("password passwords passwd pwd passphrase passphrases passcode passcodes")
+const PASSWORD = wordSet(
+  "password passwords passwd pwd passphrase passphrases passcode passcodes credential credentials creds"
+)
 const CODE = wordSet("pin pins pincode otp cvv cvc cvv2 puk")
 /** Words before "code" that make it a secret code: "security code", "door code". */
 const CODE_OF = wordSet(
@@ -475,9 +555,16 @@ const USE = wordSet("use used uses using")
 /** Verbs of choosing a value: "picked X for the router password", "chose 4821 as her PIN". */
 const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
 const OWNER = wordSet("my the our your his her their a")
-/** Words that may follow a password named at the end of its clause ("… as my password for everything"). */
-const AFTER = wordSet(
-  "for on at in and but so because since everywhere too also now with when to here there again then"
+/** Words after a password's name that make it the name of something else: "I use Bitwarden as my password
+ * manager", "uses bcrypt as the password hash". Any other word after it leaves the password named ("I use X as my
+ * password lately", "… as my password hint"). */
+const COMPOUND = wordSet(
+  "manager managers policy policies generator generators rule rules requirement requirements vault vaults store " +
+    "stores storage keeper keychain field fields prompt prompts strength checker box form page screen dialog reset " +
+    "resets recovery change changes expiry expiration history length complexity rotation app apps tool tools system " +
+    "systems extension plugin service provider software program utility wallet hash hashes hashing salt algorithm " +
+    "format pattern template list database file files spreadsheet sheet document book notebook reminder reminders " +
+    "replacement alternative protection hygiene security practice practices advice tips pad pads"
 )
 /** Words after a value that make it a length, not a value: "the password is 8+ characters", "a 6-digit PIN". */
 const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
@@ -523,7 +610,7 @@ const ID_LABEL = wordSet("ssn itin passport passports security insurance id numb
 
 /** Further words the rules compare with: parts of keywords, of ID labels and of "as well". */
 const PARTS = wordSet(
-  "code codes key keys time one as ssn itin passport passports social security insurance national well"
+  "code codes key keys time one as ssn itin passport passports social security insurance national well -"
 )
 const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
 
@@ -531,7 +618,7 @@ const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
 const VOCABULARY: ReadonlyArray<string> = [
   "",
   ...new Set(
-    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, PICK, OWNER, AFTER, MEASURE]
+    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, PICK, OWNER, COMPOUND, MEASURE]
       .concat([VAGUE, DETERMINER, ID_OF, ID_WORD, ID_LABEL, PARTS, LABEL_PARTS])
       .flatMap((set) => [...set])
   )
@@ -572,26 +659,55 @@ const givenAfter = (text: string, ws: Words, i: number, kind: Kind): Span | unde
   const w = (k: number) => wordAt(ws, k)
   let j = i + 1
   if (NUMBER.has(w(j))) j++
+  if (w(j) === "-") return valueOf(text, ws, j + 1, kind, "direct") // "password - Tr0ub4dor&3"
   let v: number | undefined
   if (LINK.has(w(j))) v = j + 1
   else if (w(j) === "to" && (SETTING.has(w(i - 1)) || SETTING.has(w(i - 2)) || SETTING.has(w(i - 3)))) v = j + 1
   else if (OF.has(w(j))) {
     for (let k = j + 2; k <= j + 4 && v === undefined; k++) if (LINK.has(w(k))) v = k + 1
-  } else return valueOf(text, ws, j, kind, "direct")
+  } else return ws.stop[j - 1] === 1 ? undefined : valueOf(text, ws, j, kind, "direct") // not past punctuation
   if (v === undefined) return undefined
   if (w(v) === ":") v++
   if (ADVERB.has(w(v))) v++
   return valueOf(text, ws, v, kind, "linked")
 }
 
+/** Units that end a sentence. */
+const SENTENCE_END = codes(".!?;。！？；")
+
+/** How many words after a keyword a colon may stand and still give its value. */
+const COLON_REACH = 12
+
 /**
- * A value before the keyword at `i`, which ends its clause: "I use X as my password", "hunter2 is my password",
+ * A value after a colon later in the keyword's sentence, with no link word between (which gives the value itself), one
+ * word that reads as a password (digits in it, not a date nor a path): "the DB password for staging if you want to
+ * check: Tr0ub4dor&3-fennel".
+ */
+const givenAfterColon = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
+  for (let k = i; k < Math.min(ws.count, i + COLON_REACH); k++) {
+    if (k > i && wordAt(ws, k) === ":") {
+      // A colon that ends a label, followed by white space: not one inside "http://x" or "10:30".
+      const v = k + 1
+      if (!is(text.charCodeAt(ws.start[k]! + 1), SPACE)) return undefined
+      if (v >= ws.count || MEASURE.has(wordAt(ws, v + 1))) return undefined
+      const value = text.slice(ws.start[v], ws.end[v])
+      const fitting = fits(value.toLowerCase(), kind, "direct") && !DATE.test(value) && !value.includes("/")
+      return fitting ? [ws.start[v]!, ws.end[v]!] : undefined
+    }
+    if (k > i && LINK.has(wordAt(ws, k))) return undefined
+    if (SENTENCE_END.has(text.charCodeAt(ws.end[k]!))) return undefined
+  }
+  return undefined
+}
+
+/**
+ * A value before the keyword at `i`, which names no other thing: "I use X as my password", "hunter2 is my password",
  * "uses X as the root password", "picked X for the router password". Between the link word ("as", "for", "is") and
  * the keyword stand an owner ("my", "the") and up to two words naming what the password opens.
  */
 const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   const w = (k: number) => wordAt(ws, k)
-  if (!(ws.stop[i] === 1 || i + 1 === ws.count || w(i + 1) === ":" || AFTER.has(w(i + 1)))) return undefined
+  if (ws.stop[i] !== 1 && COMPOUND.has(w(i + 1))) return undefined
   for (let named = i - 1; named >= Math.max(0, i - 3); named--) {
     const owned = OWNER.has(w(named))
     const link = owned ? named - 1 : named
@@ -691,7 +807,7 @@ const wordRules = (scan: Scan) => {
     if (w(i) === "") continue // every rule starts at a word it knows
     const kind = kindOf(w(i), w(i - 1), w(i - 2))
     if (kind !== undefined) {
-      const after = givenAfter(text, ws, i, kind)
+      const after = givenAfter(text, ws, i, kind) ?? givenAfterColon(text, ws, i, kind)
       if (after !== undefined && note(scan, after)) return
       const before = kind === "key" ? undefined : givenBefore(text, ws, i, kind)
       if (before !== undefined && note(scan, before)) return
@@ -830,19 +946,21 @@ const AT = 16 // an "@", which a URL with a password holds
 const CHINESE_WORD = 32 // a unit of a Chinese keyword
 const PEM = 64 // "-----BEGIN "
 const NON_ASCII = 128 // a unit past ASCII: the text may not read as itself
+const SLASH = 256 // a "/", which a user and password pair holds
 
 /** BMP units by kind: upper case, lower case, digit, or "_" and "-" (the rest of a key's characters); any other
- * unit that starts something carries its flag in the high byte ("@", a unit past ASCII, and a unit every Chinese
- * keyword holds one of: its first, or 码 of "pin码"). */
+ * unit that starts something carries its flag above the low byte ("@", "/", a unit past ASCII, and a unit every
+ * Chinese keyword holds one of: its first, or 码 of "pin码"). */
 const UPPER = 1
 const LOWER = 2
 const DIGIT = 4
 const JOIN = 8
-const KINDS = new Uint16Array(0x10000).fill(NON_ASCII << 8)
+const KINDS = new Uint32Array(0x10000).fill(NON_ASCII << 8)
 for (let c = 0; c < 128; c++) {
   KINDS[c] = isUpper(c) ? UPPER : isLower(c) ? LOWER : isDigit(c) ? DIGIT : c === 95 || c === 45 ? JOIN : 0
 }
 KINDS[64] = AT << 8
+KINDS[47] = SLASH << 8
 const CHINESE_UNITS = [...CHINESE_BY_FIRST.keys(), ...unitsOf("码碼")].filter((c) => c >= 0x80)
 for (const c of CHINESE_UNITS) KINDS[c] = (CHINESE_WORD | NON_ASCII) << 8
 
@@ -932,6 +1050,7 @@ const SCANNERS: ReadonlyArray<readonly [flag: number, scanner: (scan: Scan) => v
   [DIGITS, longNumbers],
   [CHINESE_WORD, chinese],
   [AT, urlPasswords],
+  [SLASH, pairs],
   [PEM, pem]
 ]
 
@@ -1031,3 +1150,31 @@ export const redact = (text: string): string => {
   if (redacted.size > redactedMax) redacted.delete(redacted.keys().next().value!)
   return result
 }
+
+/** `value` masked by `mask`: a string, or each string of a list; anything else as it is. */
+const maskValue = (value: unknown, mask: (text: string) => string): unknown =>
+  typeof value === "string" ? mask(value) : Array.isArray(value) ? value.map((item) => maskValue(item, mask)) : value
+
+/** A record of fields with each string (and each string of a list) masked by `mask`. */
+const maskFields = (fields: unknown, mask: (text: string) => string): unknown =>
+  typeof fields === "object" && fields !== null && !Array.isArray(fields)
+    ? Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, maskValue(value, mask)]))
+    : fields
+
+/**
+ * An error class (or any class made from a record of fields) whose string fields, and the strings of its list
+ * fields, are masked as it is made: for the errors that quote outside text, so that neither their message nor their
+ * fields nor their JSON keep a secret (SPEC 2). `mask` masks one field, `redact` by default.
+ */
+export const withFieldsMasked = <C extends new (...args: Array<any>) => object>(
+  Base: C,
+  mask: (text: string) => string = redact
+): C =>
+  class extends Base {
+    constructor(...args: Array<any>) {
+      super(maskFields(args[0], mask), ...args.slice(1))
+      // A class may also be made from fields it trusts (decoded, say), which skip the masking above.
+      const fields = this as Record<string, unknown>
+      for (const key of Object.keys(fields)) fields[key] = maskValue(fields[key], mask)
+    }
+  }

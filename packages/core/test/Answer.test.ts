@@ -678,6 +678,16 @@ describe("Answer.vet", () => {
     )
   }
 
+  it.effect("fails on a topic that looks secret with a BadTopic whose fields and JSON keep no secret", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(review(answerOf({ op: "add", text: "Likes tea", topic: "4111111111111111" }), 0))
+      assert.strictEqual(error._tag, "BadTopic")
+      assert.strictEqual(error._tag === "BadTopic" ? error.topic : undefined, "[secret]")
+      assert.isTrue(error.message.startsWith('"[secret]" is not a topic name'))
+      assert.notInclude(JSON.stringify(error), "4111")
+    })
+  )
+
   it.effect("fails on a bad topic even when that add is itself too long", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(review(answerOf({ op: "add", text: tooLong, topic: "memory" }), 0))

@@ -230,7 +230,7 @@ describe("Secret", () => {
       ])
     })
 
-    it("keeps a description used or picked as a password, and a password named in the middle of its clause", () => {
+    it("keeps a description used or picked as a password, and a password's name that names something else", () => {
       keeps([
         "The user uses the same password as the root password",
         "I use the same as my password",
@@ -242,7 +242,8 @@ describe("Secret", () => {
         "The user picked a long one for the router password",
         "The user picked the same for the router password",
         "The user picked a random string as the password",
-        "uses sunlight as the password hint",
+        "uses bcrypt as the password hash",
+        "uses KeePass as the password vault",
         "The user picked Bitwarden for the team password manager"
       ])
     })
@@ -251,6 +252,60 @@ describe("Secret", () => {
       masks([
         ["The one-time code is 358672", "The one-time code is [secret]"],
         ["set the NAS password to qwerty123", "set the NAS password to [secret]"]
+      ])
+    })
+  })
+
+  describe("passwords given with their value in a sentence, a line or a pair", () => {
+    it("masks the value however the sentence goes on after the password's name", () => {
+      masks([
+        ["I use purple monkey as my password lately", "I use [secret] as my password lately"],
+        ["I use purple monkey as my password\nlately", "I use [secret] as my password\nlately"],
+        ["I use purple monkey as my password - lately", "I use [secret] as my password - lately"],
+        ["I use purple monkey as my password—lately", "I use [secret] as my password—lately"],
+        ["I use purple monkey as my password hint", "I use [secret] as my password hint"],
+        ["uses sunlight as the password hint", "uses [secret] as the password hint"],
+        ['["I use purple monkey as my password","lately"]', '["I use [secret] as my password","lately"]'],
+        ['{"text":"I use purple monkey as my password","more":1}', '{"text":"I use [secret] as my password","more":1}']
+      ])
+    })
+
+    it("masks a value after a colon later in the sentence, a dash, a credential's name and a user / password pair", () => {
+      masks([
+        [
+          "Good idea. Here is the read-only DB password for staging if you want to check: Tr0ub4dor&3-fennel.",
+          "Good idea. Here is the read-only DB password for staging if you want to check: [secret]."
+        ],
+        ["Staging DB read-only credential: Tr0ub4dor&3-fennel", "Staging DB read-only credential: [secret]"],
+        ["the staging credentials are s3cret-pass", "the staging credentials are [secret]"],
+        ["password - Tr0ub4dor&3", "password - [secret]"],
+        ["log in as marco / Tr0ub4dor&3-fennel please", "log in as marco / [secret] please"],
+        ["marco / Tr0ub4dor3fennel", "marco / [secret]"]
+      ])
+    })
+
+    it("keeps sentences that only mention passwords, and pairs whose second word is no password", () => {
+      keeps([
+        "I reset my password yesterday",
+        "password managers are useful",
+        "I forgot my password again",
+        "credentials are stored in the vault",
+        "The login credentials: ask Priya",
+        "Password requirements: 12 characters",
+        "Password reset steps: 1. open settings",
+        "the password expires on: 2026-12-01",
+        'The root password is [secret], so {"changes": [{"op": "add", "id": "a1b2c3"}]}',
+        "the password we use is long, see: x1234",
+        "HTTP 404: invalid api key, from POST http://model.test/v1/chat/completions",
+        "Here is the password policy, if you want to read it: docs.example.com/policy",
+        "Change your password - it is 90 days old",
+        "Use a password manager — it helps",
+        "He uses 1Password as his password manager",
+        '["password","username"]',
+        "iOS / iPadOS17",
+        "React / TypeScript5",
+        "src / lib/util2.ts",
+        "50 / 50"
       ])
     })
   })
@@ -551,6 +606,13 @@ describe("Secret", () => {
   })
 
   describe("hostile texts", () => {
+    it("masks each of two digit-and-space runs split by anything, and keeps what splits them", () => {
+      const run = "1 2 3 4 5 6 7 8 9 0 ".repeat(2)
+      for (const middle of ["x", "/", "@", "a.b/c", "password"]) {
+        assert.strictEqual(Secret.redact(run + middle + run), `[secret] ${middle}[secret] `, middle)
+      }
+    })
+
     it("finds a secret exactly where redaction masks one (the speed of these shapes is bench/secret.ts's)", () => {
       const shapes = [
         "password is password for password as my password ",
@@ -567,7 +629,12 @@ describe("Secret", () => {
         "I use x as my password, ",
         "ssn passport 1 2 3 4 5 6 7 8 9 0 ",
         "-----BEGIN RSA ",
-        "９\u200b"
+        "９\u200b",
+        "m / Tr0ub4dor&3 ",
+        "password a b c d e f g h i j k : ",
+        '"password","',
+        "password - ",
+        "credential: "
       ]
       for (const shape of shapes) {
         const text = shape.repeat(Math.ceil(20_000 / shape.length)).slice(0, 20_000)

@@ -14,6 +14,7 @@
  */
 import {
   Lines,
+  MaskedTaggedError,
   NotAFolder,
   OutsideRoot,
   ReadFailed,
@@ -39,7 +40,7 @@ export type LogLine = typeof LogLine.Type
 export type NewLine = Omit<Lines.Line, "seq">
 
 /** The conversation id cannot name a log, or the conversation is another agent's. */
-export class BadConversation extends Schema.TaggedError<BadConversation>()("BadConversation", {
+export class BadConversation extends MaskedTaggedError<BadConversation>()("BadConversation", {
   conversation: Schema.String,
   detail: Schema.String
 }) {
@@ -49,7 +50,7 @@ export class BadConversation extends Schema.TaggedError<BadConversation>()("BadC
 }
 
 /** A line handed over cannot be kept as it is; `line` counts the lines of one append from 1. */
-export class BadLine extends Schema.TaggedError<BadLine>()("BadLine", {
+export class BadLine extends MaskedTaggedError<BadLine>()("BadLine", {
   line: Schema.Number,
   detail: Schema.String
 }) {

@@ -15,6 +15,7 @@
 import {
   Entry,
   Lines,
+  MaskedTaggedError,
   MemoryConfig,
   MemoryFile,
   Scope,
@@ -86,7 +87,7 @@ export const agentProblem = (agentId: string): string | undefined =>
 export const Reason = Schema.Literals([...MemoryTools.Reason.literals, "BadConversation", "BadLine", "TranscriptError"])
 
 /** A tool's failure result: the agent, why, a message the model can act on, the entries a match could mean. */
-export class ToolError extends Schema.TaggedError<ToolError>()("MemoryToolError", {
+export class ToolError extends MaskedTaggedError<ToolError>()("MemoryToolError", {
   agent: Schema.String,
   reason: Reason,
   message: Schema.String,

@@ -8,7 +8,7 @@
  * typed error's tag and message.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { type Lines, MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
+import { type Lines, MaskedTaggedError, MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
 import {
   Agents,
   FileRoot,
@@ -52,7 +52,7 @@ export class MemoryError extends Error {
 }
 
 /** The options given to `createMemory` do not work; its message says which and why. */
-export class BadOptions extends Schema.TaggedError<BadOptions>()("BadOptions", { reason: Schema.String }) {
+export class BadOptions extends MaskedTaggedError<BadOptions>()("BadOptions", { reason: Schema.String }) {
   override get message() {
     return this.reason
   }

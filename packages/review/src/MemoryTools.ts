@@ -18,6 +18,7 @@ import {
   Denied,
   type Entry,
   Lines,
+  MaskedTaggedError,
   MemoryConfig,
   type MemoryFull,
   type NoMatch,
@@ -104,7 +105,7 @@ export const Reason = Schema.Literals([
 export type Reason = typeof Reason.Type
 
 /** A tool's failure result: why, a message the model can act on, and the entries a match could mean. */
-export class MemoryToolError extends Schema.TaggedError<MemoryToolError>()("MemoryToolError", {
+export class MemoryToolError extends MaskedTaggedError<MemoryToolError>()("MemoryToolError", {
   reason: Reason,
   message: Schema.String,
   /** For NoMatch: up to eight entries the match is part of, to quote one whole. */

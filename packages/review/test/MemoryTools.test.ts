@@ -160,6 +160,23 @@ describe("remember", () => {
     }).pipe(Effect.provide(layer()))
   )
 
+  it.effect(
+    "never echoes a secret of what it was given in a failure: a match, a topic, or the entries a match means",
+    () =>
+      Effect.gen(function* () {
+        yield* agents
+        const card = "4111111111111111"
+        const none = failure(yield* call("ada", "forget", { match: `card ${card}` }))
+        assert.strictEqual(none.reason, "NoMatch")
+        assert.strictEqual(none.message.split(":")[0], `no entry in ${own} holds "card [secret]"`)
+        const topic = failure(yield* call("ada", "remember", { text: "A fact", topic: card }))
+        assert.strictEqual(topic.reason, "BadTopic")
+        assert.include(topic.message, '"[secret]" is not a topic name')
+        for (const result of [none, topic]) assert.notInclude(JSON.stringify(result), card)
+        assert.strictEqual(yield* file(own), "")
+      }).pipe(Effect.provide(layer()))
+  )
+
   it.effect("refuses an entry memory cannot keep: empty, too long, secret (never echoed), a bad topic", () =>
     Effect.gen(function* () {
       yield* agents

@@ -3,7 +3,7 @@
  * (`--memory`, `--agent`, `--json`, `--verbose`), values that start with "-", output, and the memory store over
  * `--memory` (a folder, or a Postgres database) with the limits of the environment.
  */
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MaskedTaggedError, MemoryConfig, Scope } from "@mneme/core"
 import { MemoryStore, ReviewState } from "@mneme/review"
 import { Config, Console, Data, Effect, FileSystem, Layer, Option, Path, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
@@ -16,14 +16,14 @@ export { version } from "./version.ts"
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const
 
 /** The command line was used wrongly, or something it needs is not configured. */
-export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
+export class UsageError extends MaskedTaggedError<UsageError>()("UsageError", { reason: Schema.String }) {
   override get message() {
     return this.reason
   }
 }
 
 /** A command that only reads memory was given a memory folder that does not exist: there is nothing to read. */
-export class NoMemoryFolder extends Schema.TaggedError<NoMemoryFolder>()("NoMemoryFolder", {
+export class NoMemoryFolder extends MaskedTaggedError<NoMemoryFolder>()("NoMemoryFolder", {
   /** The folder as given. */
   path: Schema.String,
   /** The folder as an absolute path. */

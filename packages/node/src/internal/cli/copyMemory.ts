@@ -5,14 +5,14 @@
  *
  * Archived agents are not copied (the port does not list them), nor the conversation logs of the MCP server.
  */
-import { MemoryFile, Scope } from "@mneme/core"
+import { MaskedTaggedError, MemoryFile, Scope } from "@mneme/core"
 import { MemoryRoot } from "@mneme/review"
 import { Context, Effect, Layer, Schema } from "effect"
 import * as Txt from "../text.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 
 /** The target of a copy already holds memory: nothing was copied. */
-export class HoldsMemory extends Schema.TaggedError<HoldsMemory>()("HoldsMemory", {
+export class HoldsMemory extends MaskedTaggedError<HoldsMemory>()("HoldsMemory", {
   root: Schema.String,
   holds: Schema.String,
   instead: Schema.String

@@ -3,7 +3,7 @@
  * which must not exist yet or be empty: every agent's MEMORY.md and topics, team memory, the journal and the review
  * state, through the storage port.
  */
-import { NotAFolder, StorageError } from "@mneme/core"
+import { MaskedTaggedError, NotAFolder, StorageError } from "@mneme/core"
 import { Console, Effect, FileSystem, Option, Path, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as Txt from "../text.ts"
@@ -12,7 +12,7 @@ import * as CopyMemory from "./copyMemory.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 
 /** The folder to export to holds files already: nothing was written. */
-export class FolderNotEmpty extends Schema.TaggedError<FolderNotEmpty>()("FolderNotEmpty", { dir: Schema.String }) {
+export class FolderNotEmpty extends MaskedTaggedError<FolderNotEmpty>()("FolderNotEmpty", { dir: Schema.String }) {
   override get message() {
     return `${this.dir} is not empty: nothing was exported. Export to a folder that does not exist yet, or is empty`
   }

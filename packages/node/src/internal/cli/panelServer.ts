@@ -2,7 +2,7 @@
  * What `mneme panel` runs (see `panel.ts`): loaded only when the command runs, as the panel's server and pages are a
  * good part of what the CLI would otherwise load for every command.
  */
-import { MemoryConfig } from "@mneme/core"
+import { MaskedTaggedError, MemoryConfig } from "@mneme/core"
 import { MemoryStore, ReviewModel, ReviewState } from "@mneme/review"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
@@ -15,7 +15,7 @@ import * as MemoryLocation from "./memoryLocation.ts"
 import { chooseModel } from "./model.ts"
 
 /** The panel could not listen on the address asked for. */
-export class CannotServe extends Schema.TaggedError<CannotServe>()("CannotServe", {
+export class CannotServe extends MaskedTaggedError<CannotServe>()("CannotServe", {
   address: Schema.String,
   detail: Schema.String
 }) {

@@ -4,7 +4,17 @@
  * and stops past `--max-calls`; `--show-prompt` prints what each call sends; `--dry-run` works on a copy and shows what
  * each file would gain or lose. The summary is the run's net effect on memory.
  */
-import { type Answer, Lines, MemoryConfig, NotAFolder, Scope, Secret, StorageError, Text } from "@mneme/core"
+import {
+  type Answer,
+  Lines,
+  MaskedTaggedError,
+  MemoryConfig,
+  NotAFolder,
+  Scope,
+  Secret,
+  StorageError,
+  Text
+} from "@mneme/core"
 import { Memory, MemoryReview, MemoryStore, Platform, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
 import { Console, Context, Effect, FileSystem, Layer, Option, Path, Ref, Schema, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -32,7 +42,7 @@ import {
 } from "./common.ts"
 
 /** The conversation's cursor is past the transcript's last line: the file was cut or replaced since its review. */
-export class CursorPastEnd extends Schema.TaggedError<CursorPastEnd>()("CursorPastEnd", {
+export class CursorPastEnd extends MaskedTaggedError<CursorPastEnd>()("CursorPastEnd", {
   conversation: Schema.String,
   cursor: Schema.Number,
   lastLine: Schema.Number

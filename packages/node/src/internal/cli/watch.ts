@@ -14,7 +14,7 @@
  * moved no cursor, so its lines are reviewed when watch runs again. Each review is a progress line, or with `--json`
  * one JSON object a line.
  */
-import { Lines, MemoryConfig, TranscriptError } from "@mneme/core"
+import { Lines, MaskedTaggedError, MemoryConfig, TranscriptError } from "@mneme/core"
 import {
   Agents,
   Memory,
@@ -55,7 +55,7 @@ import { chooseModel } from "./model.ts"
 import { estimate } from "./review.ts"
 
 /** The folder to watch is not one. */
-export class NotWatchable extends Schema.TaggedError<NotWatchable>()("NotWatchable", {
+export class NotWatchable extends MaskedTaggedError<NotWatchable>()("NotWatchable", {
   folder: Schema.String,
   problem: Schema.String
 }) {
