@@ -18,7 +18,7 @@ const quote = (text: string) => JSON.stringify(text)
 /**
  * `Schema.TaggedError` for an error that quotes outside text: each of its string fields (and each string of a list
  * field) is masked for secrets as it is made, by `mask` (`Secret.redact` unless given), so neither its message nor its
- * fields nor its JSON keep a secret (SPEC 2).
+ * fields nor its JSON keep a secret (docs/spec.md 2).
  */
 export const MaskedTaggedError =
   <Self>() =>

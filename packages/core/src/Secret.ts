@@ -1164,7 +1164,7 @@ const maskFields = (fields: unknown, mask: (text: string) => string): unknown =>
 /**
  * An error class (or any class made from a record of fields) whose string fields, and the strings of its list
  * fields, are masked as it is made: for the errors that quote outside text, so that neither their message nor their
- * fields nor their JSON keep a secret (SPEC 2). `mask` masks one field, `redact` by default.
+ * fields nor their JSON keep a secret (docs/spec.md 2). `mask` masks one field, `redact` by default.
  */
 export const withFieldsMasked = <C extends new (...args: Array<any>) => object>(
   Base: C,

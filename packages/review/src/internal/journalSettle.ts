@@ -1,5 +1,5 @@
 /**
- * Settling the journal's last change after its writer was stopped (SPEC 3: the journal names every change the files
+ * Settling the journal's last change after its writer was stopped (docs/spec.md 3: the journal names every change the files
  * hold, and no other).
  *
  * A change appends its journal lines, flushed, before it renames its files into place, so a writer killed between the

@@ -1,6 +1,6 @@
 /**
  * Putting a file in place inside a memory root so that a link swapped in for one of its folders while it is written
- * never carries the write outside (SPEC 3).
+ * never carries the write outside (docs/spec.md 3).
  *
  * The new text is written to a temporary file beside the file and flushed, and the temporary file's identity (device
  * and inode, from the opened file) is kept. Right before the rename, every part of the file's path is looked at again
