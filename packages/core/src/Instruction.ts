@@ -99,11 +99,11 @@ export const anywhere: ReadonlyArray<Rule> = [
   ["Concealment", /(?:不要|别|不准|切勿)(?:告诉|通知|让)用户|瞒着用户|偷偷(?:地)?(?:发送|上传|执行|运行|把)/u],
   [
     "SendData",
-    /!\[[^\]\n]{0,200}\]\(\s*(?:https?:)?\/\/|https?:\/\/\S{0,200}[?&][^\s=]{1,40}=(?:\{|\$|%7b|<|\[)|https?:\/\/\S{0,200}[?&](?:data|memory|secrets?|history|conversation|chat|key|token|password|content|q)=/u
+    /!\[[^\][\n]{0,100}\]\(\s*(?:https?:)?\/\/|https?:\/\/[^\s?&]{0,200}[?&][^\s=?&]{1,40}=(?:\{|\$|%7b|<|\[)|https?:\/\/[^\s?&]{0,200}[?&](?:data|memory|secrets?|history|conversation|chat|key|token|password|content|q)=/u
   ],
   [
     "Imperative",
-    /\b(?:whenever|every time|if (?:anyone|someone|the user|a user|they)|when (?:anyone|someone|the user|a user|they)) (?:\S+ ){0,8}(?:asks?|mentions?|says?|types?|writes?)\b[^.!?\n]{0,80}\b(?:say|reply|respond|answer|tell them|recommend|send|run|insert|include|redirect)\b/u
+    /\b(?:whenever|every time|if (?:anyone|someone|the user|a user|they)|when (?:anyone|someone|the user|a user|they)) (?:\S+ ){0,6}(?:asks?|mentions?|says?|types?|writes?)\b[^.!?\n]{0,60}\b(?:say|reply|respond|answer|tell them|recommend|send|run|insert|include|redirect)\b/u
   ]
 ]
 
@@ -179,6 +179,20 @@ const squeezedPhrases: ReadonlyArray<readonly [phrase: string, kind: Kind]> = [
   ["fromnowonyou", "Override"],
   ["fromnowonalways", "Override"],
   ["youarenow", "RolePlay"],
+  ["youmust", "Imperative"],
+  ["youshouldalways", "Imperative"],
+  ["youshouldnever", "Imperative"],
+  ["alwaysanswer", "Imperative"],
+  ["alwaysreply", "Imperative"],
+  ["alwaysrespond", "Imperative"],
+  ["alwayssend", "SendData"],
+  ["alwaysrecommend", "Imperative"],
+  ["alwaysinclude", "Imperative"],
+  ["neveranswer", "Imperative"],
+  ["nevertell", "Concealment"],
+  ["nevermention", "Concealment"],
+  ["donottelltheuser", "Concealment"],
+  ["donttelltheuser", "Concealment"],
   ["developermode", "RolePlay"],
   ["doanythingnow", "RolePlay"],
   ["yoursystemprompt", "SystemMarkup"],
@@ -216,15 +230,32 @@ const plainFlag = (text: string): { readonly kind: Kind; readonly words: string 
   return undefined
 }
 
+/** Words so common in English that a text of English words holds some of them. */
+const common = new Set("the a an and or of to in on is are was be it that this for with you your user i my".split(" "))
+
+/**
+ * Whether Latin words of the plain text could be scrambled (ROT13, reversed): it holds at least four of them and
+ * fewer than one in five is a common English word.
+ */
+const scrambled = (plain: string): boolean => {
+  let words = 0
+  let known = 0
+  for (const [word] of plain.matchAll(/[a-z]+/gu)) {
+    words++
+    if (common.has(word)) known++
+  }
+  return words >= 4 && known * 5 < words
+}
+
 /** The forms a text's words may hide in: look-alike letters, letters spaced apart, reversed, ROT13, encoded. */
 const hiddenForms = (text: string, plain: string): ReadonlyArray<string> => {
+  const unmasked = Form.unmasked(plain)
   const unspaced = Form.unspaced(text)
   const decoded = Form.decoded(text)
   return [
-    Form.unmasked(plain),
+    ...(unmasked === plain ? [] : [unmasked]),
     ...(unspaced === undefined ? [] : [unspaced]),
-    Form.reversed(plain),
-    Form.rot13(plain),
+    ...(scrambled(plain) ? [Form.reversed(plain), Form.rot13(plain)] : []),
     ...(decoded === "" ? [] : [Form.plain(decoded)])
   ]
 }
@@ -241,7 +272,9 @@ export const check = (text: string): Flag | undefined => {
     const found = plainFlag(form) ?? squeezedFlag(Form.squeeze(form))
     if (found !== undefined) return flagOf(found, true)
   }
-  return undefined
+  const squeezed = Form.squeeze(plain)
+  const found = squeezedFlag(squeezed) ?? squeezedFlag(Form.rot13(squeezed)) ?? squeezedFlag(Form.reversed(squeezed))
+  return found === undefined ? undefined : flagOf(found, true)
 }
 
 /** What each kind of instruction is, for a sentence. */
