@@ -22,7 +22,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   shapes: async () => (await import("./transcriptFormat.ts")).suite,
   tools: async () => (await import("./tools.ts")).suite,
   cluster: async () => (await import("./cluster.ts")).suite,
-  recall: async () => (await import("./recall.ts")).suite
+  recall: async () => (await import("./recall.ts")).suite,
+  trust: async () => (await import("./trust.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))
