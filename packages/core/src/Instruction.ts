@@ -150,6 +150,7 @@ const sentenceFlag = (sentence: string): { readonly kind: Kind; readonly words: 
   if (body === "") return undefined
   const opens = imperativeStart.test(body)
   const sends = sendVerb.test(body)
+  if (!opens && !sends) return undefined
   const bound = destination.test(body)
   if (sends && bound && (opens || dataNoun.test(body) || agentNamed.test(body)))
     return { kind: "SendData", words: body }
