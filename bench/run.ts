@@ -24,7 +24,8 @@ const suites: Record<string, () => Promise<Suite>> = {
   cluster: async () => (await import("./cluster.ts")).suite,
   state: async () => (await import("./reviewState.ts")).suite,
   recall: async () => (await import("./recall.ts")).suite,
-  cli: async () => (await import("./cli.ts")).suite
+  cli: async () => (await import("./cli.ts")).suite,
+  trust: async () => (await import("./trust.ts")).suite
 }
 
 const round = (value: number) => (Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4)))

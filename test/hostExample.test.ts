@@ -101,7 +101,7 @@ it.effect(
       assert.notInclude(first, fact)
       assert.strictEqual(second, first)
       assert.strictEqual(third, first)
-      assert.include(fourth, `- ${fact} [added: `)
+      assert.include(fourth, `- ${JSON.stringify(fact)} [added: `)
       assert.notStrictEqual(fourth, first)
     }).pipe(
       Effect.provide(Layer.mergeAll(Host.memoryLayer(root, review), review, agent)),

@@ -260,13 +260,13 @@ describe("mneme mcp: resources and the prompt (issue 13)", () => {
     }
     const text = await section(first.client)
     assert.include(text, "## Long-term memory")
-    assert.include(text, "- The user likes green tea [added: ")
+    assert.include(text, '- "The user likes green tea" [added: ')
     await ok(first.client, "remember", { text: "The user walks to work" })
     assert.strictEqual(await section(first.client), text)
     assert.strictEqual(await first.close(), 0)
 
     const second = await stdio(memory)
-    assert.include(await section(second.client), "- The user walks to work [added: ")
+    assert.include(await section(second.client), '- "The user walks to work" [added: ')
     assert.strictEqual(await second.close(), 0)
   })
 })

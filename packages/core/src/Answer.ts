@@ -1,7 +1,8 @@
 /**
  * The model's answer to a memory review (docs/spec.md 4.4, steps 1–5): `parse` reads it into a list of changes, or fails the
  * whole answer; `vet` takes the changes that are used, fails on an unlisted entry or a bad topic, and leaves out on
- * its own each entry memory cannot keep. Both are pure; the review applies what `vet` returns and logs its warning.
+ * its own each entry memory cannot keep or that reads as an instruction to the agent. Both are pure; the review
+ * applies what `vet` returns and logs its warning.
  */
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import * as Entry from "./Entry.ts"
@@ -202,8 +203,11 @@ export const parse = (answer: string): Effect.Effect<ReadonlyArray<Change>, Malf
 export interface Vetted {
   /** The changes to apply, in order, with texts and topic names cleaned. */
   readonly apply: ReadonlyArray<Change>
-  /** The entries memory cannot keep (empty or too long), cleaned, each with its problem; never a secret. */
-  readonly leftOut: ReadonlyArray<{ readonly change: Change; readonly problem: Vet.Problem }>
+  /**
+   * The entries memory cannot keep (empty or too long) or that read as an instruction to the agent, cleaned, each
+   * with its problem; never a secret.
+   */
+  readonly leftOut: ReadonlyArray<{ readonly change: Change; readonly problem: Vet.Objection }>
   /** How many secret entries were dropped, silently. */
   readonly secretsDropped: number
   /** Whether the answer held `answerChangesMax` changes or more before the cap (some may have been ignored). */
@@ -213,7 +217,7 @@ export interface Vetted {
 }
 
 /** The warning logged when entries memory cannot keep are left out of an answer, naming the first problem. */
-export const warning = (first: Vet.Problem, count: number): string =>
+export const warning = (first: Vet.Objection, count: number): string =>
   `the model's answer holds ${count === 1 ? "an entry" : `${Text.count(count)} entries`} memory cannot keep, left out while ` +
   `the rest applies: ${Vet.describe(first)}`
 
@@ -239,10 +243,10 @@ export const vet = Effect.fnUntraced(function* (
     if (change.op !== "add" && change.entry > listed) return yield* new UnlistedEntry({ entry: change.entry, listed })
   }
   const apply: Array<Change> = []
-  const leftOut: Array<{ readonly change: Change; readonly problem: Vet.Problem }> = []
+  const leftOut: Array<{ readonly change: Change; readonly problem: Vet.Objection }> = []
   let secretsDropped = 0
   for (const change of yield* Effect.forEach(used, cleanChange)) {
-    const problem = change.op === "remove" ? undefined : Vet.problem(change.text, settings)
+    const problem = change.op === "remove" ? undefined : Vet.proposed(change.text, settings)
     if (problem === undefined) apply.push(change)
     else if (problem._tag === "Secret") secretsDropped++
     else leftOut.push({ change, problem })

@@ -2,8 +2,8 @@
  * The agent's memory tools (docs/spec.md 7) as an `effect/ai` `Toolkit`: `remember`, `forget` and `recall`, and their handlers
  * over the memory store. Every write is vetted like any other (docs/spec.md 2) and journaled with `actor: "agent"`; a change
  * memory cannot make (a full file, no match, an entry too long or secret, team memory the agent may not write, too many
- * writes in one turn) is a result the model can act on, marked as a failure (`isFailure`, a provider's `is_error`),
- * never a failed turn.
+ * writes in one turn, a text that reads as an instruction to the agent, which a person must approve) is a result the
+ * model can act on, marked as a failure (`isFailure`, a provider's `is_error`), never a failed turn.
  *
  * The host says whose turn it is: the tools act for the agent of the `CurrentTurn` the host provides around a turn
  * (`withTurn(agentId)`), and a turn's tools make at most `toolWritesPerTurn` changes to memory: a write that changes
@@ -17,6 +17,7 @@ import {
   type BadTopic,
   Denied,
   type Entry,
+  Instruction,
   Lines,
   MaskedTaggedError,
   MemoryConfig,
@@ -98,6 +99,7 @@ export const Reason = Schema.Literals([
   "NoSuchTopic",
   "TooManyTopics",
   "TooManyWrites",
+  "NeedsApproval",
   "StorageError"
 ])
 
@@ -402,6 +404,13 @@ export const layer = MemoryTools.toLayer(
 
     return MemoryTools.of({
       remember: Effect.fn("MemoryTools.remember")(function* (params) {
+        const flag = Instruction.check(params.text)
+        if (flag !== undefined) {
+          return yield* new MemoryToolError({
+            reason: "NeedsApproval",
+            message: `nothing was written: ${Instruction.describe(flag)}; a person must approve such an entry. Keep facts about the user and their work, in the third person ("The user prefers answers in Spanish")`
+          })
+        }
         const team = given(params.team) === true
         return yield* write(team, (scope, turn) => {
           const meta: Entry.Metadata = [

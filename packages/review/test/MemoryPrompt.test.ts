@@ -32,10 +32,10 @@ describe("MemoryPrompt.section", () => {
       const prompt = yield* MemoryPrompt
       const section = yield* prompt.section("ada")
       assert.isTrue(section.startsWith(`${MemorySection.howTo(true, 300)}\n\n### Your memory: agents/ada/MEMORY.md, `))
-      assert.match(section, /\n- The user likes green tea \[added: [\d-]+\]\n/)
+      assert.match(section, /\n- "The user likes green tea" \[added: [\d-]+\]\n/)
       assert.match(section, /\n- \[\[travel\]\] \(1 entry, \d+ characters\)\n/)
       assert.match(section, /\n### Team memory: team\/MEMORY\.md, \d+ of 4,000 characters\n```markdown\n/)
-      assert.include(section, "- The team ships on Fridays")
+      assert.include(section, '- "The team ships on Fridays"')
       assert.notInclude(section, "Kyoto", "a topic's entries are for recall")
       // An agent that may not write team memory is not offered it.
       assert.include(yield* prompt.section("bob"), "(you may read it, not change it)")
@@ -91,7 +91,7 @@ describe("MemoryPrompt.session", () => {
         ;(session as { section: string }).section = "changed"
       })
       const now = yield* prompt.section("ada")
-      assert.include(now, "- The user moved to Lyon")
+      assert.include(now, '- "The user moved to Lyon"')
       assert.notInclude(session.section, "Lyon")
       const next = yield* prompt.session("ada")
       assert.strictEqual(next.section, now)
@@ -102,7 +102,7 @@ describe("MemoryPrompt.session", () => {
       const team = path.join((yield* MemoryRoot).root, "team", "MEMORY.md")
       yield* fs.writeFileString(team, "# Memory\n\n- The team ships on Thursdays\n")
       const edited = yield* prompt.section("ada")
-      assert.include(edited, "- The team ships on Thursdays")
+      assert.include(edited, '- "The team ships on Thursdays"')
       assert.notInclude(edited, "Fridays")
       assert.strictEqual(next.section, now)
     }).pipe(Effect.provide(layer()))

@@ -1,9 +1,9 @@
 /**
- * `mneme show`: the agent's own and team memory by topic, sizes against limits, what is odd about its files, and the
- * last review; with `--sources`, under each entry the transcript line its source cites, read from the folder of
+ * `mneme show`: the agent's own and team memory by topic, sizes against limits, what is odd about its files (an entry
+ * that looks secret, or that reads as an instruction to the agent, quoted and flagged), and the last review; with `--sources`, under each entry the transcript line its source cites, read from the folder of
  * transcripts `--transcripts` names.
  */
-import { Lines, MemoryConfig, Scope, Secret, Text } from "@mneme/core"
+import { Instruction, Lines, MemoryConfig, Scope, Secret, Text } from "@mneme/core"
 import { type MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect, Option, Path } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -26,6 +26,8 @@ interface ShownEntry {
   readonly text: string
   readonly meta: Readonly<Record<string, string>>
   readonly looksSecret: boolean
+  /** Why the entry reads as an instruction to the agent rather than a fact, or null. */
+  readonly instruction: string | null
   readonly sources?: ReadonlyArray<Cited>
 }
 
@@ -47,10 +49,12 @@ const showFile = (file: MemoryRoot.StoredFile, settings: MemoryConfig.Settings) 
     limit,
     entries: entries.slice(0, within).map((entry): ShownEntry => {
       const looksSecret = Secret.looksSecret(entry.text)
+      const flag = Instruction.check(entry.text)
       return {
         text: looksSecret ? Secret.redact(entry.text) : entry.text,
         meta: Object.fromEntries(entry.meta),
-        looksSecret
+        looksSecret,
+        instruction: flag === undefined ? null : Lines.mask(Instruction.describe(flag), settings)
       }
     }),
     notShown: entries.length - within + (file.omitted ?? 0)
@@ -186,7 +190,11 @@ const showMemory = Effect.fn("mneme.show")(function* (input: {
       if (file.entries.length === 0 && file.notShown === 0) lines.push(p.dim("    (no entries)"))
       for (const entry of file.entries) {
         const meta = Object.entries(entry.meta).map(([key, value]) => `${key}: ${value}`)
-        lines.push(`    - ${entry.text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
+        const text = entry.instruction === null ? entry.text : JSON.stringify(entry.text)
+        lines.push(`    - ${text}${meta.length === 0 ? "" : p.dim(`  [${meta.join("; ")}]`)}`)
+        if (entry.instruction !== null) {
+          lines.push(p.yellow(`      ! ${entry.instruction}: the agent is shown it as data and told not to follow it`))
+        }
         if (entry.looksSecret) {
           lines.push(p.red("      ! this entry looks like a secret (masked here): memory should not keep it"))
         }

@@ -3,7 +3,7 @@
  * an agent's files line by line (entries with their metadata, secrets masked; headings; notes by hand as they are),
  * the conversations of the review state, and the journal of the agent's memory with what can be undone.
  */
-import { Backoff, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
+import { Backoff, Instruction, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
 import { MemoryStore, type MemoryRoot, Platform, ReviewState } from "@mneme/review"
 import { Clock, Effect, Option, Result } from "effect"
 import * as SourceLines from "../sourceLines.ts"
@@ -19,6 +19,12 @@ export interface Transcripts {
 
 const headingLine = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/
 const indexHeading = /^ {0,3}##[ \t]+index[ \t]*#*[ \t]*$/i
+
+/** Why a text reads as an instruction to the agent, secrets masked, as a row's field (none where it does not). */
+const instructionOf = (text: string): { readonly instruction?: string } => {
+  const flag = Instruction.check(text)
+  return flag === undefined ? {} : { instruction: Secret.redact(Instruction.describe(flag)) }
+}
 
 /**
  * A file's lines as the page shows them: entries (each anchor of an entry's source that `linkOf` has an address for
@@ -47,6 +53,7 @@ const rowsOf = (
         text: looksSecret ? Secret.redact(entry.text) : entry.text,
         meta,
         looksSecret,
+        ...instructionOf(entry.text),
         digest: digest(entry.text),
         ...(links.length === 0 ? {} : { links })
       })
@@ -55,7 +62,9 @@ const rowsOf = (
     } else {
       const heading = headingLine.exec(line)
       rows.push(
-        heading === null ? { _tag: "Note", text: Secret.redact(line) } : { _tag: "Heading", text: heading[2] ?? "" }
+        heading === null
+          ? { _tag: "Note", text: Secret.redact(line), ...instructionOf(line) }
+          : { _tag: "Heading", text: heading[2] ?? "" }
       )
     }
   }

@@ -29,13 +29,28 @@ export type Row =
       readonly text: string
       readonly meta: ReadonlyArray<readonly [string, string]>
       readonly looksSecret: boolean
+      /** Why the entry reads as an instruction to the agent rather than a fact, where it does. */
+      readonly instruction?: string
       /** What names the entry in a change: a digest of its real text (which the page may not show). */
       readonly digest: string
       /** The anchors of its source whose transcript line the panel can show, each with that page's address. */
       readonly links?: ReadonlyArray<{ readonly anchor: string; readonly href: string }>
     }
   | { readonly _tag: "Heading"; readonly text: string }
-  | { readonly _tag: "Note"; readonly text: string }
+  | {
+      readonly _tag: "Note"
+      readonly text: string
+      /** Why the line reads as an instruction to the agent, where it does. */
+      readonly instruction?: string
+    }
+
+/** A line that reads as an instruction, quoted, and what the page says of it. */
+const flagged = (text: string, instruction: string | undefined) =>
+  instruction === undefined
+    ? markup`${text}`
+    : markup`${JSON.stringify(text)}<div class="full instruction">
+          This ${instruction}: the agent is shown it as data and told not to follow it.
+        </div>`
 
 /** A memory file of a scope. */
 export interface FileView {
@@ -433,13 +448,13 @@ const entryRow = (page: Page, agentId: string, side: "own" | "team", file: FileV
       return markup`<li class="heading"><span class="text">${row.text}</span></li>`
     case "Note":
       return markup`<li class="note" title="a line written by hand, kept as it is" ${searchable(row, filter)}>
-        <span class="text">${row.text}</span>
+        <span class="text">${flagged(row.text, row.instruction)}</span>
       </li>`
     case "Entry": {
       const fields = [hidden("agent", agentId), ...where(side, file), hidden("entry", row.digest)]
       return markup`<li class="entry" data-digest="${row.digest}" ${searchable(row, filter)}>
         <span class="text"
-          >${row.text}${
+          >${flagged(row.text, row.instruction)}${
             row.meta.length === 0 ? "" : markup` <span class="meta">[${metaMarkup(row)}]</span>`
           }${row.looksSecret ? markup`<div class="full">This entry looks like a secret (masked here): memory should not keep it.</div>` : ""}</span
         >
