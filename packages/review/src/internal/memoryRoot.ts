@@ -1,7 +1,8 @@
 /**
  * The files backend of the storage port (`FileRoot.layer`): a memory root as a folder (docs/spec.md 1). See `paths.ts` for
- * where things live and how links are refused, `rootLock.ts` for the single writer, `journal.ts` for the journal,
- * `stateFile.ts` for the review state and `fileCache.ts` for the parsed files kept while unchanged.
+ * where things live and how links are refused, `rootLock.ts` for the single writer, `journal.ts` and `journalFile.ts`
+ * for the journal, `placement.ts` for putting a file in place, `stateFile.ts` for the review state and `fileCache.ts`
+ * for the parsed files kept while unchanged.
  *
  * A commit checks that the lock is still its own and that the journal can be appended before anything is replaced,
  * writes every new file (and the review state, when the commit changes it) to a flushed temporary file, appends all its
@@ -29,7 +30,6 @@ import {
   WriteFailed
 } from "@mneme/core"
 import { Clock, Context, Effect, Exit, FileSystem, Option, Path, Random, Result, Schema } from "effect"
-import * as Lifetime from "effect/Scope"
 import {
   type Actor,
   type AgentFolder,
@@ -57,7 +57,6 @@ import * as FileHead from "./fileHead.ts"
 import {
   decodeText,
   describe,
-  encodeText,
   leftoverOwner,
   leftoverSuffix,
   orMissing,
@@ -68,6 +67,7 @@ import {
   writeFailed
 } from "./files.ts"
 import * as Journal from "./journal.ts"
+import * as JournalFile from "./journalFile.ts"
 import * as JournalSettle from "./journalSettle.ts"
 import * as Paths from "./paths.ts"
 import * as Placement from "./placement.ts"
@@ -615,86 +615,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   })
 
   /**
-   * Runs `change` with the journal to append to: `append` opens it (the first time), writes the lines on a fresh line
-   * and flushes them, so a journal that cannot be appended stops the change before it is made if `change` appends
-   * before it changes anything; `undo` gives the journal its length back. A journal the opening created is removed
-   * again when the change fails and leaves it empty.
-   */
-  const withJournal = <A>(
-    real: string,
-    change: (journal: {
-      /** Opens the journal, if not open yet (`append` does too). */
-      readonly open: Effect.Effect<void, StorageError>
-      /** Appends the journal's lines, encoded (`Journal.encode`). */
-      readonly append: (text: string) => Effect.Effect<void, StorageError>
-      readonly undo: Effect.Effect<void>
-    }) => Effect.Effect<A, StorageError, FileSystem.FileSystem | Path.Path>
-  ) =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const scope = yield* Effect.scope
-        /** The journal as opened: its handle, its length then, whether it ended mid-line, and whether it was new. */
-        let opened:
-          | { readonly handle: FileSystem.File; readonly size: number; readonly torn: boolean; readonly made: string }
-          | undefined
-        const open = Effect.gen(function* () {
-          const journal = yield* Paths.resolve(looker, real, Journal.journalName)
-          if (journal.info !== undefined && journal.info.type !== "File") {
-            return yield* storageError(
-              new WriteFailed({ file: Journal.journalName, detail: "it is a folder, not a file" })
-            )
-          }
-          const handle = yield* fs
-            .open(journal.absolute, { flag: "a+" })
-            .pipe(Lifetime.provide(scope), Effect.mapError(writeFailed(Journal.journalName)))
-          const lastByteAt = (size: number) =>
-            handle.readAlloc(1, { position: BigInt(size - 1) }).pipe(Effect.mapError(readFailed(Journal.journalName)))
-          // The last byte where the stat before opening says it is, read while the opened file's size is asked; read
-          // again where that size is another.
-          const statSize = journal.info?.size ?? 0
-          const [info, statLastByte] = yield* Effect.all(
-            [
-              handle.stat.pipe(Effect.mapError(writeFailed(Journal.journalName))),
-              statSize === 0 ? Effect.succeed(undefined) : lastByteAt(statSize)
-            ],
-            { concurrency: 2 }
-          )
-          const size = Number(info.size)
-          const lastByte = size === 0 ? undefined : size === statSize ? statLastByte : yield* lastByteAt(size)
-          const torn = lastByte !== undefined && Option.getOrUndefined(lastByte)?.[0] !== 0x0a
-          opened = { handle, size, torn, made: journal.info === undefined ? journal.absolute : "" }
-          return opened
-        })
-        const undo = Effect.suspend(() =>
-          opened === undefined ? Effect.void : Effect.ignore(opened.handle.truncate(opened.size))
-        )
-        const append = (text: string) =>
-          Effect.gen(function* () {
-            const journal = opened ?? (yield* run(open))
-            yield* journal.handle.writeAll(encodeText(journal.torn ? "\n" + text : text)).pipe(
-              Effect.andThen(journal.handle.sync),
-              Effect.onError(() => undo),
-              Effect.mapError(writeFailed(Journal.journalName))
-            )
-          })
-        const removeIfNewAndEmpty = Effect.suspend(() =>
-          opened === undefined || opened.made === ""
-            ? Effect.void
-            : Effect.ignore(
-                Effect.flatMap(fs.lstat(opened.made), (info) =>
-                  info.type === "File" && Number(info.size) === 0 ? fs.remove(opened!.made) : Effect.void
-                )
-              )
-        )
-        return yield* change({
-          open: Effect.suspend(() => (opened === undefined ? Effect.asVoid(run(open)) : Effect.void)),
-          append,
-          undo
-        }).pipe(Effect.onError(() => removeIfNewAndEmpty))
-      })
-    )
-
-  /**
    * What a writer has seen under its hold: the agent ids of the folders it read, those folders (relative → absolute:
    * they exist, and are no links), and the text of each file it read (by absolute path).
    */
@@ -744,7 +664,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   ) {
     if (writes.length === 0 && records.length === 0 && change === undefined) return
     const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
-    yield* withJournal(real, (journal) =>
+    yield* JournalFile.withJournal(looker, real, (journal) =>
       Effect.gen(function* () {
         /** The state's change, once read (under the lock, with the files). */
         let state: StateWrite | undefined = undefined
@@ -1006,7 +926,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           // The archive folder is made only once the journal is open, and taken away again if the archive is refused.
           const made = nothingMade()
           yield* held.check
-          yield* withJournal(real, (journal) =>
+          yield* JournalFile.withJournal(looker, real, (journal) =>
             Effect.gen(function* () {
               yield* makeFolders(real, "archive", made)
               yield* journal.append(yield* Journal.encode(lines))

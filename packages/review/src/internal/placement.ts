@@ -57,11 +57,7 @@ const isAside = (temporary: string, aside: Pick<Aside, "dev" | "ino">) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) =>
     fs.lstat(temporary).pipe(
       Effect.map(
-        (info) =>
-          info.type === "File" &&
-          info.dev === aside.dev &&
-          aside.ino !== undefined &&
-          Option.getOrUndefined(info.ino) === aside.ino
+        (info) => info.type === "File" && info.dev === aside.dev && Option.getOrUndefined(info.ino) === aside.ino
       ),
       Effect.catch(() => Effect.succeed(false))
     )
@@ -109,7 +105,7 @@ export const remove = Effect.fnUntraced(function* (place: Place, ino: bigint | u
     .rename(place.absolute, aside)
     .pipe(Effect.catchTag("PlatformError", (error) => explain(place, writeFailed(place.file)(error))))
   const found = yield* fs.lstat(aside).pipe(
-    Effect.map((info) => (ino !== undefined && Option.getOrUndefined(info.ino) === ino ? "meant" : "other")),
+    Effect.map((info) => (Option.getOrUndefined(info.ino) === ino ? "meant" : "other")),
     Effect.catch(() => Effect.succeed("none" as const))
   )
   if (found === "other") yield* Effect.ignore(fs.rename(aside, place.absolute))
