@@ -5,6 +5,15 @@
  */
 import { Context, DateTime, Duration, Layer } from "effect"
 
+/**
+ * A cost budget per agent per day, across its conversations: at most `calls` model calls and `tokens` tokens (as the
+ * model reports them, else estimated at a token per 3 characters of prompt and answer). Either may be left out.
+ */
+export interface ReviewBudget {
+  readonly calls?: number | undefined
+  readonly tokens?: number | undefined
+}
+
 /** The limits and review knobs. Sizes are in code points. */
 export interface Settings {
   /** Longest entry, in characters. */
@@ -55,6 +64,8 @@ export interface Settings {
   readonly recallBudget: number
   /** Characters of the memory section of the agent's system prompt, its text on the tools included. */
   readonly memorySectionBudget: number
+  /** The model calls and tokens each agent's reviews may spend per day (in `timeZone`); none by default. */
+  readonly reviewBudget: ReviewBudget | undefined
 }
 
 /** The defaults of SPEC.md. The time zone is the process's own, looked up when it is read, never at import. */
@@ -84,7 +95,8 @@ export const defaults: Settings = {
   toolWritesPerTurn: 8,
   recallResultsMax: 20,
   recallBudget: 4_000,
-  memorySectionBudget: 8_000
+  memorySectionBudget: 8_000,
+  reviewBudget: undefined
 }
 
 /** The configuration in force; the defaults unless a host provides its own. */

@@ -148,15 +148,30 @@ export const DroppedLines = Schema.Struct({
 export type DroppedLines = typeof DroppedLines.Type
 
 /**
+ * What an agent's reviews spent on one day: model calls and tokens (as reported, else estimated), and whether the
+ * budget's stop was warned that day.
+ */
+export const DayUsage = Schema.Struct({
+  calls: Schema.Number,
+  tokens: Schema.Number,
+  warned: Schema.optionalKey(Schema.Boolean)
+})
+
+/** What an agent's reviews spent on one day. */
+export type DayUsage = typeof DayUsage.Type
+
+/**
  * The review state: a cursor per key, failure records per key, the last review per agent, and the lines each member
- * of a group lost to a host's drop (absent when none did).
+ * of a group lost to a host's drop (absent when none did), and what each agent's reviews spent per day.
  */
 export const ReviewStateDocument = Schema.Struct({
   version: Schema.Literal(2),
   cursors: Schema.Record(Schema.String, Schema.Number),
   failures: Schema.Record(Schema.String, Backoff.FailureRecord),
   lastReviews: Schema.Record(Schema.String, LastReview),
-  dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines)))
+  dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines))),
+  /** Per agent, per day (`YYYY-MM-DD`, the last 8 kept): what its reviews spent (absent before any was counted). */
+  usage: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, DayUsage)))
 })
 
 /** The review state. */

@@ -122,9 +122,14 @@ export interface NoUserLine extends Common {
   readonly _tag: "NoUserLine"
 }
 
-/** The failure policy allows no model call for these lines now; the cursor stays where it is. */
+/**
+ * The failure policy allows no model call for these lines now, or the agent's review budget for the day is spent
+ * (`budget` says so); the cursor stays where it is.
+ */
 export interface Stopped extends Common {
   readonly _tag: "Stopped"
+  /** Why, when the agent's daily review budget stopped it (`MemoryConfig.reviewBudget`). */
+  readonly budget?: string | undefined
   /** Failed reviews at this cursor so far. */
   readonly failures: number
   /** When the policy allows the next try, epoch ms; `undefined`: not until a success or a newer user line. */
@@ -160,7 +165,7 @@ export const reasonOf = (outcome: Outcome): string | null => {
     case "Failed":
       return outcome.reason
     case "Stopped":
-      return warnings.stopped
+      return outcome.budget ?? warnings.stopped
     case "AgentGone":
       return "the agent was deleted"
     default:
@@ -192,7 +197,12 @@ export const warnings = {
    * A host dropped lines of a group's log that members had not reviewed (annotations: `conversation`, `upto`,
    * `members`): their loss is recorded in the review state, per member.
    */
-  dropped: "memory review lost lines dropped before members reviewed them"
+  dropped: "memory review lost lines dropped before members reviewed them",
+  /**
+   * The agent's reviews spent its daily budget: they wait for the next day, or a person's review; warned once per
+   * agent and day (annotations: `agent`, `reason`).
+   */
+  overBudget: "memory review reached the agent's daily budget"
 } as const
 
 const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })

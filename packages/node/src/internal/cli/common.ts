@@ -177,7 +177,7 @@ const optionalLimit = Effect.fnUntraced(function* (name: string) {
 
 /**
  * The memory limits from the environment, over the defaults: MNEME_ENTRY_MAX, MNEME_MEMORY_MAX, MNEME_TOPIC_MAX and
- * MNEME_TOPICS_MAX.
+ * MNEME_TOPICS_MAX; and the review budget per agent and day, MNEME_REVIEW_CALLS_PER_DAY and MNEME_REVIEW_TOKENS_PER_DAY.
  */
 export const limits = Effect.gen(function* () {
   const given = {
@@ -189,7 +189,10 @@ export const limits = Effect.gen(function* () {
   const settings: Partial<MemoryConfig.Settings> = Object.fromEntries(
     Object.entries(given).filter(([, value]) => value !== undefined)
   )
-  return settings
+  const calls = yield* optionalLimit("MNEME_REVIEW_CALLS_PER_DAY")
+  const tokens = yield* optionalLimit("MNEME_REVIEW_TOKENS_PER_DAY")
+  if (calls === undefined && tokens === undefined) return settings
+  return { ...settings, reviewBudget: { calls, tokens } } satisfies Partial<MemoryConfig.Settings>
 })
 
 /** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */
