@@ -66,6 +66,12 @@ export interface Settings {
   readonly memorySectionBudget: number
   /** The model calls and tokens each agent's reviews may spend per day (in `timeZone`); none by default. */
   readonly reviewBudget: ReviewBudget | undefined
+  /** Whether a review consolidates a scope's MEMORY.md that is full or nearly (else a full file fails the review). */
+  readonly consolidateEnabled: boolean
+  /** How full a scope's MEMORY.md (a share of `memoryMax`, 0 to 1) is before a review consolidates it. */
+  readonly consolidateAt: number
+  /** At most one consolidation per scope within this time. */
+  readonly consolidateEvery: Duration.Duration
 }
 
 /** The defaults of SPEC.md. The time zone is the process's own, looked up when it is read, never at import. */
@@ -96,7 +102,10 @@ export const defaults: Settings = {
   recallResultsMax: 20,
   recallBudget: 4_000,
   memorySectionBudget: 8_000,
-  reviewBudget: undefined
+  reviewBudget: undefined,
+  consolidateEnabled: true,
+  consolidateAt: 0.9,
+  consolidateEvery: Duration.hours(1)
 }
 
 /** The configuration in force; the defaults unless a host provides its own. */

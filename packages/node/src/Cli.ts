@@ -22,6 +22,7 @@ import {
   wantsJson
 } from "./internal/cli/common.ts"
 import { agents } from "./internal/cli/agents.ts"
+import { consolidate } from "./internal/cli/consolidate.ts"
 import { exportMemory } from "./internal/cli/export.ts"
 import { importMemory } from "./internal/cli/import.ts"
 import { journal } from "./internal/cli/journal.ts"
@@ -49,6 +50,7 @@ const cli = mneme.pipe(
     recall,
     journal,
     undo,
+    consolidate,
     agents,
     exportMemory,
     importMemory,

@@ -88,7 +88,8 @@ export const JournalLine = Schema.Struct({
   /** A unique id (version 2), so one change can be named (undo). */
   id: Schema.optionalKey(Schema.String),
   time: Schema.Number,
-  op: Schema.Literals(["add", "replace", "remove", "archive", "undo"]),
+  /** `consolidate`: a line of a consolidation pass (SPEC's "a full memory makes room"), undone with its others. */
+  op: Schema.Literals(["add", "replace", "remove", "archive", "undo", "consolidate"]),
   /** The scope's folder, relative to the root. */
   scope: Schema.String,
   file: Schema.String,
@@ -162,7 +163,8 @@ export type DayUsage = typeof DayUsage.Type
 
 /**
  * The review state: a cursor per key, failure records per key, the last review per agent, and the lines each member
- * of a group lost to a host's drop (absent when none did), and what each agent's reviews spent per day.
+ * of a group lost to a host's drop (absent when none did), what each agent's reviews spent per day, and when each
+ * scope's MEMORY.md was last consolidated.
  */
 export const ReviewStateDocument = Schema.Struct({
   version: Schema.Literal(2),
@@ -171,7 +173,9 @@ export const ReviewStateDocument = Schema.Struct({
   lastReviews: Schema.Record(Schema.String, LastReview),
   dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines))),
   /** Per agent, per day (`YYYY-MM-DD`, the last 8 kept): what its reviews spent (absent before any was counted). */
-  usage: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, DayUsage)))
+  usage: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, DayUsage))),
+  /** Per scope folder (`agents/<folder>`, `team`), when its MEMORY.md was last consolidated (epoch ms). */
+  consolidated: Schema.optionalKey(Schema.Record(Schema.String, Schema.Number))
 })
 
 /** The review state. */

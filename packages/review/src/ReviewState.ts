@@ -106,7 +106,9 @@ const make = Effect.gen(function* () {
             return next
           })
           .pipe(Effect.map(() => first))
-      })
+      }),
+    markConsolidated: (dir, at) =>
+      root.updateState((state) => ({ ...state, consolidated: { ...state.consolidated, [dir]: at } }))
   })
 })
 
@@ -152,6 +154,8 @@ export class ReviewState extends Context.Service<
     readonly recordUsage: (agentId: string, day: string, spent: ReviewBudget.Spent) => Effect.Effect<void, StorageError>
     /** Marks the agent's budget stop on `day` as warned: `true` the first time only. */
     readonly warnOnce: (agentId: string, day: string) => Effect.Effect<boolean, StorageError>
+    /** Records that the MEMORY.md of the scope folder `dir` was consolidated at `at` (epoch ms). */
+    readonly markConsolidated: (dir: string, at: number) => Effect.Effect<void, StorageError>
   }
 >()("@mneme/review/ReviewState") {
   /** The review state over the memory root's storage port. */

@@ -7,6 +7,7 @@
 export * as Agents from "./Agents.ts"
 export * as FileRoot from "./FileRoot.ts"
 export * as Memory from "./Memory.ts"
+export * as MemoryConsolidation from "./MemoryConsolidation.ts"
 export * as MemoryPrompt from "./MemoryPrompt.ts"
 export * as MemoryRecall from "./MemoryRecall.ts"
 export * as MemoryReview from "./MemoryReview.ts"

@@ -6,8 +6,9 @@
  * happened is its outcome.
  */
 import type { Backoff, StorageError, TranscriptError } from "@mneme/core"
-import { Lines, Text } from "@mneme/core"
+import { Lines, type Scope, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
+import * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import * as ReviewBudget from "../ReviewBudget.ts"
 import type { ReviewState } from "../ReviewState.ts"
 import {
@@ -71,8 +72,15 @@ const combine = (a: Changes, b: Changes): Changes => ({
   leftOut: [...a.leftOut, ...b.leftOut],
   secretsDropped: a.secretsDropped + b.secretsDropped,
   skipped: [...a.skipped, ...b.skipped],
-  failed: [...a.failed, ...b.failed]
+  failed: [...a.failed, ...b.failed],
+  ...(a.consolidated === undefined && b.consolidated === undefined
+    ? {}
+    : { consolidated: [...(a.consolidated ?? []), ...(b.consolidated ?? [])] })
 })
+
+/** The model calls the consolidations of a pass's changes made. */
+const consolidationCalls = (changes: Changes) =>
+  (changes.consolidated ?? []).reduce((sum, consolidated) => sum + consolidated.modelCalls, 0)
 
 /** The fields every outcome has. */
 const common = (conversationId: string, where: Where, progress: Progress, moreFollow = false) => ({
@@ -116,7 +124,7 @@ const passes = (
             where,
             progress: {
               passes: done.passes + (failed.stage === "apply" ? 1 : 0),
-              modelCalls: done.modelCalls + (failed.stage === "read" ? 0 : 1),
+              modelCalls: done.modelCalls + (failed.stage === "read" ? 0 : 1) + consolidationCalls(failed.changes),
               changes: combine(done.changes, failed.changes)
             }
           })
@@ -128,7 +136,11 @@ const passes = (
       if (passed === undefined) {
         return Effect.succeed({ progress: { ...done, modelCalls }, gone: true, recorded: false })
       }
-      const next = { passes: done.passes + 1, modelCalls, changes: combine(done.changes, passed.changes) }
+      const next = {
+        passes: done.passes + 1,
+        modelCalls: modelCalls + consolidationCalls(passed.changes),
+        changes: combine(done.changes, passed.changes)
+      }
       const more = passed.changed && passed.atCap && done.passes < services.settings.extraPassesMax
       // An extra pass is one more model call: none past the agent's budget, which ends the review as the last would.
       return Effect.flatMap(more ? withinBudget : Effect.succeed(false), (within) =>
@@ -239,7 +251,15 @@ const attempt = Effect.fnUntraced(function* (
         Effect.map((over) => over === undefined),
         Effect.catch(() => Effect.succeed(true))
       )
-  const ended = yield* passes({ ...services, model: budget.model }, input, asking, nothingYet, withinBudget)
+  const metered = { ...services, model: budget.model }
+  const consolidate = (scope: Scope.Scope) => MemoryConsolidation.consolidate(metered, scope)
+  const ended = yield* passes(
+    services.settings.consolidateEnabled ? { ...metered, consolidate } : metered,
+    input,
+    asking,
+    nothingYet,
+    withinBudget
+  )
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
   if (!ended.recorded) {
     const ending = yield* Clock.currentTimeMillis
