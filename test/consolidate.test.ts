@@ -5,8 +5,8 @@
  * change, and at most one runs per scope per `consolidateEvery` (the test clock's).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Consolidation, Scope } from "@mneme/core"
-import { MemoryReview, MemoryStore, ReviewOutcome } from "@mneme/review"
+import { Consolidation, ModelError, Scope } from "@mneme/core"
+import { MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -174,6 +174,36 @@ describe("a full memory makes room", () => {
       assert.strictEqual(outcome.error.message, "the model's answer names entry 99, but the review listed 11 entries")
       assert.strictEqual(yield* Kit.file(memoryFile), original)
       assert.strictEqual(outcome.modelCalls, 1)
+    }).pipe(Effect.provide(Kit.layer({ settings: { memoryMax: 600, timeZone: "UTC" } })))
+  )
+})
+
+describe("a consolidation that fails", () => {
+  it.effect("fails the review, counted by the failure policy, changes nothing, and is not tried again at once", () =>
+    Effect.gen(function* () {
+      yield* Kit.setUp()
+      const original = yield* fullMemory(590)
+      yield* (yield* Testing.ScriptedModel).push(Effect.fail(new ModelError({ reason: "down", retryable: true })))
+      yield* Kit.append({ who: "user", text: "I moved to Lyon this year." })
+      yield* Kit.turn()
+      const last = yield* (yield* MemoryReview.MemoryReview).lastReview(Kit.agent.id)
+      assert.deepStrictEqual([last?.ok, last?.reason], [false, "the model failed: down"])
+      assert.strictEqual((yield* (yield* ReviewState.ReviewState).failure(Kit.key))?.times.length, 1)
+      assert.strictEqual(yield* Kit.file(memoryFile), original)
+      // The next turn within the hour asks the review's own model, not another consolidation.
+      yield* (yield* Testing.ScriptedModel).push(
+        Effect.succeed({ text: Kit.answer({ op: "add", text: "The user moved to Lyon in 2026" }) })
+      )
+      yield* Kit.turn()
+      const requests = yield* Kit.requests
+      assert.deepStrictEqual(
+        requests.map((request) => request.system === Consolidation.system),
+        [true, false]
+      )
+      // Its add finds MEMORY.md full, and within the bound that fails the review as before: nothing is lost.
+      const again = yield* (yield* MemoryReview.MemoryReview).lastReview(Kit.agent.id)
+      assert.include(again?.reason, "agents/a1/MEMORY.md would hold")
+      assert.strictEqual(yield* Kit.file(memoryFile), original)
     }).pipe(Effect.provide(Kit.layer({ settings: { memoryMax: 600, timeZone: "UTC" } })))
   )
 })
