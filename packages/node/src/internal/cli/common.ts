@@ -177,7 +177,8 @@ const optionalLimit = Effect.fnUntraced(function* (name: string) {
 
 /**
  * The memory limits from the environment, over the defaults: MNEME_ENTRY_MAX, MNEME_MEMORY_MAX, MNEME_TOPIC_MAX and
- * MNEME_TOPICS_MAX; and the review budget per agent and day, MNEME_REVIEW_CALLS_PER_DAY and MNEME_REVIEW_TOKENS_PER_DAY.
+ * MNEME_TOPICS_MAX; the review budget per agent and day, MNEME_REVIEW_CALLS_PER_DAY and MNEME_REVIEW_TOKENS_PER_DAY; and
+ * whether a review consolidates a full MEMORY.md, MNEME_CONSOLIDATE (on, the default, or off).
  */
 export const limits = Effect.gen(function* () {
   const given = {
@@ -191,8 +192,15 @@ export const limits = Effect.gen(function* () {
   )
   const calls = yield* optionalLimit("MNEME_REVIEW_CALLS_PER_DAY")
   const tokens = yield* optionalLimit("MNEME_REVIEW_TOKENS_PER_DAY")
-  if (calls === undefined && tokens === undefined) return settings
-  return { ...settings, reviewBudget: { calls, tokens } } satisfies Partial<MemoryConfig.Settings>
+  const consolidate = Option.getOrUndefined(yield* Config.option(Config.String("MNEME_CONSOLIDATE")))
+  if (consolidate !== undefined && consolidate !== "on" && consolidate !== "off") {
+    return yield* new UsageError({ reason: `MNEME_CONSOLIDATE must be on or off, not ${JSON.stringify(consolidate)}` })
+  }
+  return {
+    ...settings,
+    ...(calls === undefined && tokens === undefined ? {} : { reviewBudget: { calls, tokens } }),
+    ...(consolidate === undefined ? {} : { consolidateEnabled: consolidate === "on" })
+  } satisfies Partial<MemoryConfig.Settings>
 })
 
 /** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */
