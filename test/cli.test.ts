@@ -626,10 +626,12 @@ describe("mneme failures: one line on stderr and an exit code", () => {
     writeFileSync(recorded, JSON.stringify({ answer: JSON.stringify({ changes }) }) + "\n")
     return { memory, args: ["review", chat, "--model", `replay:${recorded}`, "--memory", memory] }
   }
+  // Nothing makes room here: a consolidation would ask the recorded model first.
+  const noConsolidation = { MNEME_CONSOLIDATE: "off" }
 
   it("a review into a full MEMORY.md says what landed, and each change memory refused in a line (issue 8 item 10)", () => {
     const { memory, args } = nearlyFull()
-    const run = mneme(args)
+    const run = mneme(args, noConsolidation)
     assert.strictEqual(run.code, 1, run.stderr)
     assert.include(run.stdout, "Reviewed chat: 1 pass (1 model call), cursor at #0 of #1")
     assert.include(run.stdout, "Removed (1)\n  -  own  Likes tea")
@@ -652,7 +654,7 @@ describe("mneme failures: one line on stderr and an exit code", () => {
 
   it("--json lists each change memory refused with its tag and reason", () => {
     const { args } = nearlyFull()
-    const run = mneme([...args, "--json"])
+    const run = mneme([...args, "--json"], noConsolidation)
     assert.strictEqual(run.code, 1, run.stderr)
     const summary = JSON.parse(run.stdout)
     assert.strictEqual(summary.ok, false)

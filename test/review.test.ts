@@ -90,7 +90,7 @@ describe("an answer that cannot land", () => {
         const last = yield* (yield* review).lastReview(Kit.agent.id)
         assert.isFalse(last?.ok)
         assert.include(last?.reason, reason)
-      }).pipe(Effect.provide(Kit.layer({ answers: [answer] })))
+      }).pipe(Effect.provide(Kit.layer({ answers: [answer], settings: { consolidateEnabled: false } })))
     )
   }
 
@@ -129,7 +129,7 @@ describe("an answer that cannot land", () => {
       assert.notInclude(memory, "Likes tea")
       assert.notInclude(memory, "coffee")
       assert.strictEqual(yield* Kit.cursor, 9)
-    }).pipe(Effect.provide(Kit.layer()))
+    }).pipe(Effect.provide(Kit.layer({ settings: { consolidateEnabled: false } })))
   )
 })
 
@@ -844,7 +844,7 @@ describe("a failed review's outcome", () => {
         (yield* journal).filter((line) => line.actor === "review").map((line) => line.op),
         ["remove"]
       )
-    }).pipe(Effect.provide(Kit.layer()))
+    }).pipe(Effect.provide(Kit.layer({ settings: { consolidateEnabled: false } })))
   )
 
   it.effect("of a full MEMORY.md names every change memory refused, each with why (issue 8 item 10)", () =>
@@ -873,7 +873,7 @@ describe("a failed review's outcome", () => {
         assert.match(failed.reason, /^agents\/.+\/MEMORY\.md would hold [\d,]+ of its 4,000 characters/)
       }
       assert.deepStrictEqual(outcome.changes.removed, [{ scope: "own", topic: undefined, text: "Likes tea" }])
-    }).pipe(Effect.provide(Kit.layer()))
+    }).pipe(Effect.provide(Kit.layer({ settings: { consolidateEnabled: false } })))
   )
 
   it.effect("keeps and shows no secret: a malformed answer's password and a model error's key are masked", () =>

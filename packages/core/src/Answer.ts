@@ -39,7 +39,8 @@ const LineNumbers = Schema.Union([EntryNumber, Schema.Array(EntryNumber).check(S
     )
   )
 
-const ChangeSchema = Schema.Union([
+/** One change of an answer, as `parse` reads it (a consolidation's answer adds `move`, `Consolidation`). */
+export const ChangeSchema = Schema.Union([
   Schema.Struct({
     op: Schema.Literal("add"),
     text: Schema.NonEmptyString,

@@ -5,6 +5,15 @@
  */
 import { Context, DateTime, Duration, Layer } from "effect"
 
+/**
+ * A cost budget per agent per day, across its conversations: at most `calls` model calls and `tokens` tokens (as the
+ * model reports them, else estimated at a token per 3 characters of prompt and answer). Either may be left out.
+ */
+export interface ReviewBudget {
+  readonly calls?: number | undefined
+  readonly tokens?: number | undefined
+}
+
 /** The limits and review knobs. Sizes are in code points. */
 export interface Settings {
   /** Longest entry, in characters. */
@@ -55,6 +64,14 @@ export interface Settings {
   readonly recallBudget: number
   /** Characters of the memory section of the agent's system prompt, its text on the tools included. */
   readonly memorySectionBudget: number
+  /** The model calls and tokens each agent's reviews may spend per day (in `timeZone`); none by default. */
+  readonly reviewBudget: ReviewBudget | undefined
+  /** Whether a review consolidates a scope's MEMORY.md that is full or nearly (else a full file fails the review). */
+  readonly consolidateEnabled: boolean
+  /** How full a scope's MEMORY.md (a share of `memoryMax`, 0 to 1) is before a review consolidates it. */
+  readonly consolidateAt: number
+  /** At most one consolidation per scope within this time. */
+  readonly consolidateEvery: Duration.Duration
 }
 
 /** The defaults of docs/spec.md. The time zone is the process's own, looked up when it is read, never at import. */
@@ -84,7 +101,11 @@ export const defaults: Settings = {
   toolWritesPerTurn: 8,
   recallResultsMax: 20,
   recallBudget: 4_000,
-  memorySectionBudget: 8_000
+  memorySectionBudget: 8_000,
+  reviewBudget: undefined,
+  consolidateEnabled: true,
+  consolidateAt: 0.9,
+  consolidateEvery: Duration.hours(1)
 }
 
 /** The configuration in force; the defaults unless a host provides its own. */

@@ -581,7 +581,7 @@ export interface Journaled {
   /** The line's id (journals from before undo existed have none). */
   readonly id?: string
   readonly time: number
-  readonly op: "add" | "replace" | "remove" | "archive" | "undo"
+  readonly op: "add" | "replace" | "remove" | "archive" | "undo" | "consolidate"
   readonly scope: string
   readonly file: string
   readonly actor: string
@@ -623,9 +623,62 @@ export const changesOf = (lines: ReadonlyArray<Journaled>): ReadonlyArray<Readon
   for (const line of lines) {
     const last = changes[changes.length - 1]
     if (last?.length === 1 && isLinkOf(last[0]!, line)) last.push(line)
+    else if (last !== undefined && sameConsolidation(last[0]!, line)) last.push(line)
     else changes.push([line])
   }
   return changes
+}
+
+/** Whether `line` was journaled by the same consolidation as `first`: every line of one is one change. */
+const sameConsolidation = (first: Journaled, line: Journaled): boolean =>
+  first.op === "consolidate" &&
+  line.op === "consolidate" &&
+  line.scope === first.scope &&
+  line.time === first.time &&
+  line.actor === first.actor
+
+/**
+ * Plans the undo of a consolidation (every line it journaled) over the draft: its lines undone newest first, each as
+ * `undo` undoes a line, where the index links it made or removed are given back by the undo of their topic's lines.
+ */
+const undoConsolidation = (
+  draft: Draft,
+  journaled: ReadonlyArray<Journaled>,
+  actor: Actor,
+  context: Pick<Context, "settings">
+): Result.Result<Planned, NotUndoable | MemoryFull | TooManyTopics | StorageError> => {
+  const first = journaled[0]!
+  const topics = new Set(
+    journaled.map((line) => topicOfPath(line.scope, line.file)).filter((t) => typeof t === "string")
+  )
+  const isLink = (line: Journaled) =>
+    line.file === `${line.scope}/MEMORY.md` &&
+    [...topics].some((topic) => (line.after ?? line.before) === `- [[${topic}]]`)
+  let planned: Planned | undefined = undefined
+  let current = draft
+  for (const line of journaled.toReversed()) {
+    if (isLink(line)) continue
+    const done = undo(
+      current,
+      [{ ...line, op: line.before === undefined ? "add" : line.after === undefined ? "remove" : "replace" }],
+      actor,
+      context
+    )
+    if (Result.isFailure(done)) return Result.fail(done.failure)
+    current = done.success.draft
+    planned = done.success
+  }
+  if (planned === undefined) {
+    return Result.fail(new NotUndoable({ file: first.file, detail: "the journal names no line of it to revert" }))
+  }
+  const count = journaled.filter((line) => !isLink(line)).length
+  return Result.succeed<Planned>({
+    draft: current,
+    outcome: {
+      ...planned.outcome,
+      message: `undone: the consolidation of ${first.scope}/MEMORY.md (${count} change${count === 1 ? "" : "s"}) is reverted`
+    }
+  })
 }
 
 /** The changes an undo may revert, oldest first: journaled with an id, not an undo or an archive, not undone. */
@@ -695,6 +748,7 @@ export const undo = (
   if (first === undefined) {
     return Result.fail(new NotUndoable({ file: "", detail: "the journal names no change" }))
   }
+  if (first.op === "consolidate") return undoConsolidation(draft, journaled, actor, context)
   const at = draft.scopes.findIndex((files) => files.dir === first.scope)
   const files = draft.scopes[at]
   const topic = topicOfPath(first.scope, first.file)

@@ -5,6 +5,7 @@
  */
 export * as Answer from "./Answer.ts"
 export * as Backoff from "./Backoff.ts"
+export * as Consolidation from "./Consolidation.ts"
 export * as Entry from "./Entry.ts"
 export * as Errors from "./Errors.ts"
 export * from "./Errors.ts"

@@ -43,6 +43,7 @@ const commands = {
   recall: async () => (await import("./internal/cli/store.ts")).recall,
   journal: async () => (await import("./internal/cli/journal.ts")).journal,
   undo: async () => (await import("./internal/cli/undo.ts")).undo,
+  consolidate: async () => (await import("./internal/cli/consolidate.ts")).consolidate,
   agents: async () => (await import("./internal/cli/agents.ts")).agents,
   export: async () => (await import("./internal/cli/export.ts")).exportMemory,
   import: async () => (await import("./internal/cli/import.ts")).importMemory,

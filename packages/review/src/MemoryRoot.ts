@@ -88,7 +88,8 @@ export const JournalLine = Schema.Struct({
   /** A unique id (version 2), so one change can be named (undo). */
   id: Schema.optionalKey(Schema.String),
   time: Schema.Number,
-  op: Schema.Literals(["add", "replace", "remove", "archive", "undo"]),
+  /** `consolidate`: a line of a consolidation pass (SPEC's "a full memory makes room"), undone with its others. */
+  op: Schema.Literals(["add", "replace", "remove", "archive", "undo", "consolidate"]),
   /** The scope's folder, relative to the root. */
   scope: Schema.String,
   file: Schema.String,
@@ -148,15 +149,33 @@ export const DroppedLines = Schema.Struct({
 export type DroppedLines = typeof DroppedLines.Type
 
 /**
+ * What an agent's reviews spent on one day: model calls and tokens (as reported, else estimated), and whether the
+ * budget's stop was warned that day.
+ */
+export const DayUsage = Schema.Struct({
+  calls: Schema.Number,
+  tokens: Schema.Number,
+  warned: Schema.optionalKey(Schema.Boolean)
+})
+
+/** What an agent's reviews spent on one day. */
+export type DayUsage = typeof DayUsage.Type
+
+/**
  * The review state: a cursor per key, failure records per key, the last review per agent, and the lines each member
- * of a group lost to a host's drop (absent when none did).
+ * of a group lost to a host's drop (absent when none did), what each agent's reviews spent per day, and when each
+ * scope's MEMORY.md was last consolidated.
  */
 export const ReviewStateDocument = Schema.Struct({
   version: Schema.Literal(2),
   cursors: Schema.Record(Schema.String, Schema.Number),
   failures: Schema.Record(Schema.String, Backoff.FailureRecord),
   lastReviews: Schema.Record(Schema.String, LastReview),
-  dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines)))
+  dropped: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(DroppedLines))),
+  /** Per agent, per day (`YYYY-MM-DD`, the last 8 kept): what its reviews spent (absent before any was counted). */
+  usage: Schema.optionalKey(Schema.Record(Schema.String, Schema.Record(Schema.String, DayUsage))),
+  /** Per scope folder (`agents/<folder>`, `team`), when its MEMORY.md was last consolidated (epoch ms). */
+  consolidated: Schema.optionalKey(Schema.Record(Schema.String, Schema.Number))
 })
 
 /** The review state. */

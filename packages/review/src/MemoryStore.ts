@@ -91,6 +91,14 @@ export interface AgentSummary {
   readonly topics: number | undefined
 }
 
+/**
+ * How `apply` journals its batch: `journalAs: "consolidate"` journals every line with that op, so the batch is one
+ * change an undo reverts whole (a consolidation pass).
+ */
+export interface ApplyOptions {
+  readonly journalAs?: "consolidate" | undefined
+}
+
 /** What `undo` takes: the scope, and the last `count` changes of it (1 when neither is given) or the change `id`. */
 export interface UndoInput extends Actor {
   readonly scope: Scope.Scope
@@ -175,7 +183,11 @@ const make = Effect.gen(function* () {
     return viewOf(yield* root.read(scope, options))
   })
 
-  const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, state?: StateWith) {
+  const apply = Effect.fn("MemoryStore.apply")(function* (
+    changes: ReadonlyArray<Change>,
+    state?: StateWith,
+    options?: ApplyOptions
+  ) {
     const context: MemoryEdit.Context = { settings, today: yield* today }
     const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
     const ready = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success] : []))
@@ -191,9 +203,10 @@ const make = Effect.gen(function* () {
         })
         const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
         if (draft.writes.length > 0 || state !== undefined) {
+          const journalAs = options?.journalAs
           yield* writer.commit(
             draft.writes,
-            draft.journal,
+            journalAs === undefined ? draft.journal : draft.journal.map((record) => ({ ...record, op: journalAs })),
             state === undefined
               ? undefined
               : withScopeOf(state, (document: ReviewStateDocument) => state(document, results))
@@ -328,7 +341,8 @@ export class MemoryStore extends Context.Service<
      */
     readonly apply: (
       changes: ReadonlyArray<Change>,
-      state?: StateWith
+      state?: StateWith,
+      options?: ApplyOptions
     ) => Effect.Effect<ReadonlyArray<Result.Result<Outcome, ChangeError>>, StorageError>
     /**
      * Reverts the last `count` changes of a scope (1 by default, newest first), or the change `id`, from the journal,

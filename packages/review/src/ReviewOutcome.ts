@@ -64,6 +64,35 @@ export interface FailedChange {
   readonly reason: string
 }
 
+/** An entry a consolidation moved from MEMORY.md to a topic. */
+export interface Moved {
+  readonly text: string
+  readonly topic: string
+}
+
+/**
+ * What a consolidation pass did to a full MEMORY.md (or, dry, would do): every entry it removed, merged (edited) or
+ * moved, by its text (`MemoryConsolidation`).
+ */
+export interface Consolidated {
+  readonly _tag: "Consolidated"
+  readonly scope: "own" | "team"
+  readonly file: string
+  /** MEMORY.md's size before and after, in characters. */
+  readonly before: number
+  readonly after: number
+  readonly removed: ReadonlyArray<Applied>
+  readonly edited: ReadonlyArray<Edited>
+  readonly moved: ReadonlyArray<Moved>
+  readonly added: ReadonlyArray<Applied>
+  /** Entries of the answer memory cannot keep, left out. */
+  readonly leftOut: ReadonlyArray<LeftOut>
+  /** Changes not made, with why (an entry named twice, a topic that cannot take it…). */
+  readonly skipped: ReadonlyArray<string>
+  readonly modelCalls: number
+  readonly dryRun: boolean
+}
+
 /** What a review's answers did to memory: exactly what landed, even when the review failed afterwards. */
 export interface Changes {
   readonly added: ReadonlyArray<Applied>
@@ -75,6 +104,8 @@ export interface Changes {
   readonly skipped: ReadonlyArray<Skipped>
   /** Changes memory refused, each with why; the first is the failed review's error. */
   readonly failed: ReadonlyArray<FailedChange>
+  /** The consolidations the review ran to make room in a full MEMORY.md (absent when none ran). */
+  readonly consolidated?: ReadonlyArray<Consolidated>
 }
 
 /** No change at all. */
@@ -122,9 +153,14 @@ export interface NoUserLine extends Common {
   readonly _tag: "NoUserLine"
 }
 
-/** The failure policy allows no model call for these lines now; the cursor stays where it is. */
+/**
+ * The failure policy allows no model call for these lines now, or the agent's review budget for the day is spent
+ * (`budget` says so); the cursor stays where it is.
+ */
 export interface Stopped extends Common {
   readonly _tag: "Stopped"
+  /** Why, when the agent's daily review budget stopped it (`MemoryConfig.reviewBudget`). */
+  readonly budget?: string | undefined
   /** Failed reviews at this cursor so far. */
   readonly failures: number
   /** When the policy allows the next try, epoch ms; `undefined`: not until a success or a newer user line. */
@@ -160,7 +196,7 @@ export const reasonOf = (outcome: Outcome): string | null => {
     case "Failed":
       return outcome.reason
     case "Stopped":
-      return warnings.stopped
+      return outcome.budget ?? warnings.stopped
     case "AgentGone":
       return "the agent was deleted"
     default:
@@ -192,7 +228,17 @@ export const warnings = {
    * A host dropped lines of a group's log that members had not reviewed (annotations: `conversation`, `upto`,
    * `members`): their loss is recorded in the review state, per member.
    */
-  dropped: "memory review lost lines dropped before members reviewed them"
+  dropped: "memory review lost lines dropped before members reviewed them",
+  /**
+   * The agent's reviews spent its daily budget: they wait for the next day, or a person's review; warned once per
+   * agent and day (annotations: `agent`, `reason`).
+   */
+  overBudget: "memory review reached the agent's daily budget",
+  /**
+   * A scope's MEMORY.md was full (or nearly): the review consolidated it to make room (annotations: `file`, `before`,
+   * `after`, `removed`, `edited`, `moved`).
+   */
+  consolidated: "memory review consolidated a full MEMORY.md"
 } as const
 
 const sizes = Metric.exponentialBoundaries({ start: 256, factor: 2, count: 10 })

@@ -2,11 +2,13 @@
  * The review's state (docs/spec.md 4): a cursor per key, the failure records per key, the last review per agent and the lines
  * group members lost to a host's drop (docs/spec.md 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
  * `reviewed.json` in a memory folder) under the root's one writer. A last review's reason is masked for secrets before
- * it is kept. A review's record can also be made in the commit of its answer (`recordInCommit`, `MemoryStore.apply`).
+ * it is kept; what each agent's reviews spend per day is counted for its budget (`ReviewBudget`). A review's record can also be made in the commit of its answer (`recordInCommit`, `MemoryStore.apply`).
  */
 import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
+import * as ReviewBudget from "./ReviewBudget.ts"
 import {
+  type DayUsage,
   type DroppedLines,
   keyedChange,
   type LastReview,
@@ -113,7 +115,22 @@ const make = Effect.gen(function* () {
     cursorInCommit: (key, read) => keyedChange({ cursors: [key] }, (state) => state, { key, cursor: read }),
     dropped: (key) => read({ dropped: [key] }, (state) => lookup(state.dropped ?? {}, key) ?? []),
     recordDropped,
-    snapshot: root.readState
+    snapshot: root.readState,
+    usage: (agentId, day) => Effect.map(root.readState, (state) => ReviewBudget.usageOn(state, agentId, day)),
+    recordUsage: (agentId, day, spent) => root.updateState(ReviewBudget.withSpent(agentId, day, spent)),
+    warnOnce: (agentId, day) =>
+      Effect.suspend(() => {
+        let first = false
+        return root
+          .updateState((state) => {
+            const next = ReviewBudget.withWarned(agentId, day)(state)
+            first = next !== state
+            return next
+          })
+          .pipe(Effect.map(() => first))
+      }),
+    markConsolidated: (dir, at) =>
+      root.updateState((state) => ({ ...state, consolidated: { ...state.consolidated, [dir]: at } }))
   })
 })
 
@@ -166,6 +183,14 @@ export class ReviewState extends Context.Service<
     readonly recordDropped: (key: string, lost: DroppedLines) => Effect.Effect<void, StorageError>
     /** The whole state, for a person's view (the CLI, a panel). */
     readonly snapshot: Effect.Effect<ReviewStateDocument, StorageError>
+    /** What the agent's reviews spent on `day` (`YYYY-MM-DD`). */
+    readonly usage: (agentId: string, day: string) => Effect.Effect<DayUsage, StorageError>
+    /** Adds what a model call of the agent's reviews spent on `day`. */
+    readonly recordUsage: (agentId: string, day: string, spent: ReviewBudget.Spent) => Effect.Effect<void, StorageError>
+    /** Marks the agent's budget stop on `day` as warned: `true` the first time only. */
+    readonly warnOnce: (agentId: string, day: string) => Effect.Effect<boolean, StorageError>
+    /** Records that the MEMORY.md of the scope folder `dir` was consolidated at `at` (epoch ms). */
+    readonly markConsolidated: (dir: string, at: number) => Effect.Effect<void, StorageError>
   }
 >()("@mneme/review/ReviewState") {
   /** The review state over the memory root's storage port. */

@@ -234,6 +234,30 @@ const tally = (
 }
 
 /**
+ * What two applies of one answer did, the second trying again the changes the first could not make: what each landed
+ * and skipped, and the second's failures.
+ */
+export const merged = (first: Done, again: Done): Done => {
+  // The changes that found memory full were tried again: their failures are the second's.
+  const failed = [
+    ...first.changes.failed.filter((failed) => failed.error._tag !== "MemoryFull"),
+    ...again.changes.failed
+  ]
+  return {
+    changes: {
+      ...first.changes,
+      added: [...first.changes.added, ...again.changes.added],
+      edited: [...first.changes.edited, ...again.changes.edited],
+      removed: [...first.changes.removed, ...again.changes.removed],
+      skipped: [...first.changes.skipped, ...again.changes.skipped],
+      failed
+    },
+    changed: first.changed || again.changed,
+    failure: failed[0]?.error
+  }
+}
+
+/**
  * Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip.
  * With `record`, the review state is changed so in the batch's commit where no change fails the review: the answer
  * and the record land together, or neither does.

@@ -7,6 +7,7 @@
 import {
   Answer,
   type BadTopic,
+  Consolidation,
   Lines,
   type MalformedAnswer,
   type MemoryConfig,
@@ -23,7 +24,8 @@ import type { Agents, AgentInfo } from "../Agents.ts"
 import type { StateChange } from "../MemoryRoot.ts"
 import { type MemoryStore, type ScopeView, withinSizes } from "../MemoryStore.ts"
 import type { ReviewModel } from "../ReviewModel.ts"
-import { type Changes, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
+import { type Changes, type Consolidated, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
+import type * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import * as Apply from "./reviewApply.ts"
 import { choose } from "./reviewChoose.ts"
 import * as Source from "./reviewSource.ts"
@@ -34,6 +36,8 @@ export interface Services {
   readonly store: MemoryStore["Service"]
   readonly agents: Agents["Service"]
   readonly model: ReviewModel["Service"]
+  /** Consolidates a scope's full MEMORY.md within its bound (`MemoryConsolidation`); none: a full file fails. */
+  readonly consolidate?: ((scope: Scope.Scope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
 }
 
 /**
@@ -157,18 +161,62 @@ const leftOut = Effect.fnUntraced(function* (vetted: Answer.Vetted) {
   }))
 })
 
+/** Consolidates each scope of `scopes` within its bound, and warns what each that ran did. */
+const makeRoom = Effect.fnUntraced(function* (services: Services, scopes: ReadonlyArray<Scope.Scope>) {
+  const done: Array<Consolidated> = []
+  for (const scope of scopes) {
+    const result = yield* services.consolidate?.(scope) ?? Effect.succeed(undefined)
+    if (result?._tag !== "Consolidated" || result.modelCalls === 0) continue
+    done.push(result)
+    yield* Effect.logWarning(warnings.consolidated).pipe(
+      Effect.annotateLogs({
+        file: result.file,
+        before: result.before,
+        after: result.after,
+        removed: result.removed.length,
+        edited: result.edited.length,
+        moved: result.moved.length
+      })
+    )
+  }
+  return done
+})
+
+/** The consolidations of `done` as a pass's changes. */
+const consolidations = (done: ReadonlyArray<Consolidated>): Changes =>
+  done.length === 0 ? noChanges : { ...noChanges, consolidated: done }
+
+/** The scopes whose MEMORY.md a pass's first read found past `consolidateAt` of its size, that the agent may change. */
+const fullScopes = (services: Services, input: Input, prepared: { own: ScopeView; team: ScopeView }) =>
+  [prepared.own, ...(input.agent.mayWriteTeam ? [prepared.team] : [])].flatMap((scope) =>
+    Consolidation.isDue(scope.files.find((file) => file.topic === undefined)?.size ?? 0, services.settings)
+      ? [scope.scope]
+      : []
+  )
+
 /** One pass: a span of its own. */
 export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services, input: Input) {
-  const prepared = yield* prepare(services, input).pipe(
+  const read = prepare(services, input).pipe(
     Effect.mapError((error: StorageError) => new PassFailed({ error, stage: "read", changes: noChanges }))
   )
+  let prepared = yield* read
+  // A MEMORY.md nearly full is consolidated first (within its bound), so the answer has room to land.
+  const full = input.first && services.consolidate !== undefined ? fullScopes(services, input, prepared) : []
+  const before = yield* makeRoom(services, full).pipe(
+    Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: noChanges }))
+  )
+  if (before.length > 0) prepared = yield* read
   const vetted = yield* ask(services, prepared.request, prepared.shown.length).pipe(
     Effect.mapError(
       (error: ModelError | MalformedAnswer | UnlistedEntry | BadTopic) =>
-        new PassFailed({ error, stage: "ask", changes: noChanges })
+        new PassFailed({ error, stage: "ask", changes: consolidations(before) })
     )
   )
-  const vetting = { ...noChanges, leftOut: yield* leftOut(vetted), secretsDropped: vetted.secretsDropped }
+  const vetting = {
+    ...consolidations(before),
+    leftOut: yield* leftOut(vetted),
+    secretsDropped: vetted.secretsDropped
+  }
   if ((yield* services.agents.get(input.agent.id)) === undefined) {
     return yield* new AgentDeleted({ agentId: input.agent.id })
   }
@@ -186,10 +234,34 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
     vetted.apply
   )
   const record = vetted.atCap && input.mayFollow ? undefined : input.record?.(yield* Clock.currentTimeMillis)
-  const done = yield* Apply.apply(services.store, planned, services.settings, record ?? input.guard).pipe(
-    Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
+  const applying = (changes: typeof planned) =>
+    Apply.apply(services.store, changes, services.settings, record ?? input.guard).pipe(
+      Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
+    )
+  const first = yield* applying(planned)
+  // A change that found MEMORY.md full makes room: the scope is consolidated (within its bound), then the changes
+  // that failed so are tried again.
+  const fullChanges = planned.filter(
+    (p) =>
+      p._tag === "Store" &&
+      first.changes.failed.some((failed) => failed.change === p.change && failed.error._tag === "MemoryFull")
   )
-  const changes = { ...done.changes, leftOut: vetting.leftOut, secretsDropped: vetting.secretsDropped }
+  const fullAt = fullChanges.flatMap((p) => (p._tag === "Store" ? [p.input.scope] : []))
+  const made =
+    services.consolidate === undefined || fullAt.length === 0
+      ? []
+      : yield* makeRoom(
+          services,
+          fullAt.filter((scope, i) => fullAt.findIndex((other) => Scope.equals(other, scope)) === i)
+        ).pipe(Effect.mapError((error) => new PassFailed({ error, stage: "apply", changes: first.changes })))
+  const done = made.length === 0 ? first : Apply.merged(first, yield* applying(fullChanges))
+  const consolidated = [...before, ...made]
+  const changes = {
+    ...done.changes,
+    leftOut: vetting.leftOut,
+    secretsDropped: vetting.secretsDropped,
+    ...(consolidated.length === 0 ? {} : { consolidated })
+  }
   if (done.failure !== undefined) return yield* new PassFailed({ error: done.failure, stage: "apply", changes })
   return { changes, changed: done.changed, atCap: vetted.atCap, recorded: record !== undefined } satisfies Passed
 })

@@ -6,8 +6,10 @@
  * happened is its outcome.
  */
 import type { Backoff, StorageError, TranscriptError } from "@mneme/core"
-import { Lines, Text } from "@mneme/core"
+import { Lines, type Scope, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
+import * as MemoryConsolidation from "../MemoryConsolidation.ts"
+import * as ReviewBudget from "../ReviewBudget.ts"
 import type { ReviewState } from "../ReviewState.ts"
 import {
   type Changes,
@@ -70,8 +72,15 @@ const combine = (a: Changes, b: Changes): Changes => ({
   leftOut: [...a.leftOut, ...b.leftOut],
   secretsDropped: a.secretsDropped + b.secretsDropped,
   skipped: [...a.skipped, ...b.skipped],
-  failed: [...a.failed, ...b.failed]
+  failed: [...a.failed, ...b.failed],
+  ...(a.consolidated === undefined && b.consolidated === undefined
+    ? {}
+    : { consolidated: [...(a.consolidated ?? []), ...(b.consolidated ?? [])] })
 })
+
+/** The model calls the consolidations of a pass's changes made. */
+const consolidationCalls = (changes: Changes) =>
+  (changes.consolidated ?? []).reduce((sum, consolidated) => sum + consolidated.modelCalls, 0)
 
 /** The fields every outcome has. */
 const common = (conversationId: string, where: Where, progress: Progress, moreFollow = false) => ({
@@ -99,7 +108,8 @@ const passes = (
   services: Services,
   input: Omit<Pass.Input, "first" | "mayFollow">,
   where: Where,
-  done: Progress
+  done: Progress,
+  withinBudget: Effect.Effect<boolean>
 ): Effect.Effect<Ended, Halt> =>
   Pass.pass(services, {
     ...input,
@@ -114,7 +124,7 @@ const passes = (
             where,
             progress: {
               passes: done.passes + (failed.stage === "apply" ? 1 : 0),
-              modelCalls: done.modelCalls + (failed.stage === "read" ? 0 : 1),
+              modelCalls: done.modelCalls + (failed.stage === "read" ? 0 : 1) + consolidationCalls(failed.changes),
               changes: combine(done.changes, failed.changes)
             }
           })
@@ -126,10 +136,18 @@ const passes = (
       if (passed === undefined) {
         return Effect.succeed({ progress: { ...done, modelCalls }, gone: true, recorded: false })
       }
-      const next = { passes: done.passes + 1, modelCalls, changes: combine(done.changes, passed.changes) }
-      return passed.changed && passed.atCap && done.passes < services.settings.extraPassesMax
-        ? passes(services, input, where, next)
-        : Effect.succeed({ progress: next, gone: false, recorded: passed.recorded })
+      const next = {
+        passes: done.passes + 1,
+        modelCalls: modelCalls + consolidationCalls(passed.changes),
+        changes: combine(done.changes, passed.changes)
+      }
+      const more = passed.changed && passed.atCap && done.passes < services.settings.extraPassesMax
+      // An extra pass is one more model call: none past the agent's budget, which ends the review as the last would.
+      return Effect.flatMap(more ? withinBudget : Effect.succeed(false), (within) =>
+        within
+          ? passes(services, input, where, next, withinBudget)
+          : Effect.succeed({ progress: next, gone: false, recorded: passed.recorded })
+      )
     })
   )
 
@@ -196,6 +214,21 @@ const attempt = Effect.fnUntraced(function* (
       }
     }
   }
+  const budget = budgetOf(services, agentId)
+  if (!force) {
+    const over = yield* budget.over.pipe(halt(placed))
+    if (over !== undefined) {
+      yield* budget.stop(over).pipe(halt(placed))
+      const failures = (yield* state.failure(key).pipe(halt(placed)))?.times.length ?? 0
+      return {
+        _tag: "Stopped",
+        ...common(conversationId, placed, nothingYet),
+        failures,
+        until: over.until,
+        budget: over.reason
+      }
+    }
+  }
   if (cursor === undefined) yield* state.setCursor(key, plan.base).pipe(halt(placed))
   const asking: Where = { ...placed, cursor: plan.base }
   const anchor = yield* transcript.anchor(conversationId, plan.user)
@@ -215,7 +248,21 @@ const attempt = Effect.fnUntraced(function* (
   const guard = state.cursorInCommit?.(key, plan.base)
   const anchorOf = (seq: number) => transcript.anchor(conversationId, seq)
   const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, record, guard }
-  const ended = yield* passes(services, input, asking, nothingYet)
+  const withinBudget = force
+    ? Effect.succeed(true)
+    : budget.over.pipe(
+        Effect.map((over) => over === undefined),
+        Effect.catch(() => Effect.succeed(true))
+      )
+  const metered = { ...services, model: budget.model }
+  const consolidate = (scope: Scope.Scope) => MemoryConsolidation.consolidate(metered, scope)
+  const ended = yield* passes(
+    services.settings.consolidateEnabled ? { ...metered, consolidate } : metered,
+    input,
+    asking,
+    nothingYet,
+    withinBudget
+  )
   if (ended.gone) return { _tag: "AgentGone", ...common(conversationId, asking, ended.progress) }
   if (!ended.recorded) {
     const ending = yield* Clock.currentTimeMillis
@@ -227,6 +274,47 @@ const attempt = Effect.fnUntraced(function* (
   yield* tracker.succeeded(key).pipe(halt(done, ended.progress))
   return { _tag: "Reviewed", ...common(conversationId, done, ended.progress, plan.moreFollow) }
 })
+
+/** Logs that counting a model call failed; the call's answer stands. */
+const couldNotCount = (error: StorageError) =>
+  Effect.logError("memory review could not count a model call").pipe(Effect.annotateLogs({ reason: error.message }))
+
+/** Why the agent's budget is spent today, and when the next day starts; none while it is within. */
+interface Over {
+  readonly reason: string
+  readonly until: number
+}
+
+/**
+ * The agent's daily budget (`MemoryConfig.reviewBudget`): whether it is spent; the stop, warned once a day and kept as
+ * the agent's last review; and the model whose every call is counted against it.
+ */
+const budgetOf = (services: Services, agentId: string) => {
+  const { settings, state } = services
+  const over = Effect.gen(function* () {
+    if (settings.reviewBudget === undefined) return undefined
+    const now = yield* Clock.currentTimeMillis
+    const day = ReviewBudget.dayOf(now, settings.timeZone)
+    const reason = ReviewBudget.overBudget(yield* state.usage(agentId, day), settings.reviewBudget, day)
+    return reason === undefined
+      ? undefined
+      : ({ reason, until: ReviewBudget.nextDayAt(now, settings.timeZone) } satisfies Over)
+  })
+  const stop = Effect.fnUntraced(function* (over: Over) {
+    const now = yield* Clock.currentTimeMillis
+    if (yield* state.warnOnce(agentId, ReviewBudget.dayOf(now, settings.timeZone))) {
+      yield* Effect.logWarning(warnings.overBudget).pipe(Effect.annotateLogs({ agent: agentId, reason: over.reason }))
+    }
+    const last = yield* state.lastReview(agentId)
+    if (last?.reason !== over.reason) yield* state.setLastReview(agentId, { at: now, ok: false, reason: over.reason })
+  })
+  const count = (spent: ReviewBudget.Spent) =>
+    Clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) => state.recordUsage(agentId, ReviewBudget.dayOf(now, settings.timeZone), spent)),
+      Effect.catch(couldNotCount)
+    )
+  return { over, stop, model: ReviewBudget.metered(services.model, count) }
+}
 
 /** Logs that recording a failed review failed; the review's outcome stands. */
 const couldNotRecord = (error: StorageError) =>

@@ -176,7 +176,8 @@ const optionalLimit = Effect.fnUntraced(function* (name: string) {
 
 /**
  * The memory limits from the environment, over the defaults: MNEME_ENTRY_MAX, MNEME_MEMORY_MAX, MNEME_TOPIC_MAX and
- * MNEME_TOPICS_MAX.
+ * MNEME_TOPICS_MAX; the review budget per agent and day, MNEME_REVIEW_CALLS_PER_DAY and MNEME_REVIEW_TOKENS_PER_DAY; and
+ * whether a review consolidates a full MEMORY.md, MNEME_CONSOLIDATE (on, the default, or off).
  */
 export const limits = Effect.gen(function* () {
   const given = {
@@ -188,7 +189,17 @@ export const limits = Effect.gen(function* () {
   const settings: Partial<MemoryConfig.Settings> = Object.fromEntries(
     Object.entries(given).filter(([, value]) => value !== undefined)
   )
-  return settings
+  const calls = yield* optionalLimit("MNEME_REVIEW_CALLS_PER_DAY")
+  const tokens = yield* optionalLimit("MNEME_REVIEW_TOKENS_PER_DAY")
+  const consolidate = Option.getOrUndefined(yield* Config.option(Config.String("MNEME_CONSOLIDATE")))
+  if (consolidate !== undefined && consolidate !== "on" && consolidate !== "off") {
+    return yield* new UsageError({ reason: `MNEME_CONSOLIDATE must be on or off, not ${JSON.stringify(consolidate)}` })
+  }
+  return {
+    ...settings,
+    ...(calls === undefined && tokens === undefined ? {} : { reviewBudget: { calls, tokens } }),
+    ...(consolidate === undefined ? {} : { consolidateEnabled: consolidate === "on" })
+  } satisfies Partial<MemoryConfig.Settings>
 })
 
 /** Runs a command over the memory store and review state of `--memory`, with the limits of the environment. */

@@ -1,10 +1,11 @@
 /**
- * What the panel's pages show, read from the memory root as it is now: the agents with their sizes and last reviews,
- * an agent's files line by line (entries with their metadata, secrets masked; headings; notes by hand as they are),
- * the conversations of the review state, and the journal of the agent's memory with what can be undone.
+ * What the panel's pages show, read from the memory root as it is now: the agents with their sizes, last reviews and
+ * what their reviews spent, an agent's files line by line (entries with their metadata, secrets masked; headings;
+ * notes by hand as they are), the conversations of the review state, and the journal of the agent's memory with what
+ * can be undone.
  */
 import { Backoff, Instruction, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
-import { MemoryStore, type MemoryRoot, Platform, ReviewState } from "@mneme/review"
+import { MemoryStore, type MemoryRoot, Platform, ReviewBudget, ReviewState } from "@mneme/review"
 import { Clock, Effect, Option, Result } from "effect"
 import * as SourceLines from "../sourceLines.ts"
 import * as Conversations from "./conversations.ts"
@@ -133,7 +134,9 @@ export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
   const folders = yield* store.agents
   // An agent whose reviews kept nothing yet has no folder, but has a last review.
   const known = new Set(folders.map((agent) => agent.agentId))
-  const reviewed = Object.keys((yield* state.snapshot).lastReviews)
+  const snapshot = yield* state.snapshot
+  const today = ReviewBudget.dayOf(yield* Clock.currentTimeMillis, settings.timeZone)
+  const reviewed = Object.keys({ ...snapshot.lastReviews, ...snapshot.usage })
     .filter((agentId) => !known.has(agentId))
     .map((agentId): MemoryStore.AgentSummary => ({ agentId, dir: "", size: 0, topics: 0 }))
   const agents = [...folders, ...reviewed]
@@ -142,9 +145,14 @@ export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
     agents: yield* Effect.forEach(agents, (agent) =>
       Effect.map(
         agent.agentId === undefined ? Effect.succeed(null) : state.lastReview(agent.agentId),
-        (lastReview) => ({ ...agent, lastReview })
+        (lastReview) => ({
+          ...agent,
+          lastReview,
+          reviews: agent.agentId === undefined ? undefined : ReviewBudget.summary(snapshot, agent.agentId, today)
+        })
       )
     ),
+    budget: settings.reviewBudget,
     team: { size: team.files.find((file) => file.topic === undefined)?.size ?? 0, topics: team.files.length - 1 },
     limits: { memory: settings.memoryMax, topics: settings.topicsMax },
     conversations: yield* conversations(transcripts),

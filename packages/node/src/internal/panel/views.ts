@@ -5,7 +5,8 @@
  * conversations, the ask or change box with its preview, and the journal with undo. Every text from memory, a person
  * or a model goes in through `markup`, escaped.
  */
-import type { MemoryRoot } from "@mneme/review"
+import type { MemoryConfig } from "@mneme/core"
+import { type MemoryRoot, ReviewBudget } from "@mneme/review"
 import * as Txt from "../text.ts"
 import type { Proposal } from "./ask.ts"
 import { type Html, markup, query, type Value } from "./html.ts"
@@ -120,7 +121,11 @@ export interface Overview {
     readonly size: number | undefined
     readonly topics: number | undefined
     readonly lastReview: MemoryRoot.LastReview | null
+    /** What the agent's reviews spent today and in the last 7 days. */
+    readonly reviews?: { readonly today: ReviewBudget.Spent; readonly week: ReviewBudget.Spent } | undefined
   }>
+  /** The review budget per agent and day, if any. */
+  readonly budget?: MemoryConfig.ReviewBudget | undefined
   readonly team: { readonly size: number; readonly topics: number }
   readonly limits: { readonly memory: number; readonly topics: number }
   readonly conversations: ReadonlyArray<ConversationView>
@@ -344,7 +349,20 @@ const conversationsTable = (
 // ---------------------------------------------------------------------------------------------------------------------
 // The overview
 
-/** The agents overview: each agent's MEMORY.md against its limit, its topics, its last review; the conversations. */
+/** What an agent's reviews spent today and in the last 7 days, against the budget per day. */
+const reviewsSpent = (
+  reviews: { readonly today: ReviewBudget.Spent; readonly week: ReviewBudget.Spent } | undefined,
+  budget: MemoryConfig.ReviewBudget | undefined
+): Html => {
+  if (reviews === undefined) return markup`<span class="dim">none yet</span>`
+  return markup`<div class="spent">Today: ${ReviewBudget.figures(reviews.today, budget, 1)}</div>
+    <div class="meta">Last 7 days: ${ReviewBudget.figures(reviews.week, budget, ReviewBudget.weekDays)}</div>`
+}
+
+/**
+ * The agents overview: each agent's MEMORY.md against its limit, its topics, its last review, what its reviews spent;
+ * the conversations.
+ */
 export const overview = (page: Page, view: Overview, given?: Notice): string => {
   const rows = view.agents.map((agent) =>
     agent.agentId === undefined
@@ -353,7 +371,7 @@ export const overview = (page: Page, view: Overview, given?: Notice): string => 
             <span class="dim">(unknown)</span>
             <div class="meta">${agent.dir}</div>
           </td>
-          <td colspan="4" class="dim">a folder of unknown origin</td>
+          <td colspan="5" class="dim">a folder of unknown origin</td>
         </tr>`
       : markup`<tr class="agent">
           <td>
@@ -370,6 +388,7 @@ export const overview = (page: Page, view: Overview, given?: Notice): string => 
                 : ""
             }
           </td>
+          <td>${reviewsSpent(agent.reviews, view.budget)}</td>
         </tr>`
   )
   const body = markup`<h1>Agents</h1>
@@ -384,6 +403,7 @@ export const overview = (page: Page, view: Overview, given?: Notice): string => 
                 <th>Team MEMORY.md</th>
                 <th>Topics</th>
                 <th>Last review</th>
+                <th>Reviews spent</th>
               </tr>
             </thead>
             <tbody>
