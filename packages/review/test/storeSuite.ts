@@ -735,8 +735,15 @@ export const storeSuite = (backend: Backend) =>
               "the review of chat:chat-1 read its cursor at line 0, but another review has moved it to line 2 since: this review's answer is not kept (nothing was changed)"
             )
             assert.isFalse(overtaken.stopped)
-            // The files, the journal and the review state hold the second review's work only, once.
-            assert.deepStrictEqual(yield* snapshot, landed)
+            // The files, the journal and the review state hold the second review's work only, once; of the overtaken
+            // review only its model call is kept, counted against the agent's budget as every call made is.
+            const after = yield* snapshot
+            const { usage: usageAfter, ...stateAfter } = after.state
+            const { usage: usageLanded, ...stateLanded } = landed.state
+            assert.deepStrictEqual({ ...after, state: stateAfter }, { ...landed, state: stateLanded })
+            const callsOf = (usage: typeof usageAfter) => Object.values(usage?.["ada"] ?? {})[0]?.calls
+            assert.strictEqual(callsOf(usageLanded), 1)
+            assert.strictEqual(callsOf(usageAfter), 2)
             assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(own))), [
               "The user drinks green tea every morning"
             ])
