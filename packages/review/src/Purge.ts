@@ -10,6 +10,13 @@ import type { JournalLine, ReviewStateDocument } from "./MemoryRoot.ts"
 /** What a review state's text that held a purged text reads afterwards. */
 export const erasedText = "(purged)"
 
+/** Whether `text` is a line's number: one or more digits, nothing else. */
+const isNumber = (text: string): boolean => {
+  if (text === "") return false
+  for (const char of text) if (char < "0" || char > "9") return false
+  return true
+}
+
 /**
  * The conversations an entry's `source` cites: each part of it (`<conversation> #<seq>`, parts joined by ", "), by
  * its conversation; `undefined` when it cites none or a part names no line.
@@ -18,7 +25,7 @@ export const conversationsOf = (source: string | undefined): ReadonlyArray<strin
   if (source === undefined) return undefined
   const parts = source.split(", ").map((part) => {
     const at = part.lastIndexOf(" #")
-    return at <= 0 || !/^\d+$/.test(part.slice(at + 2)) ? undefined : part.slice(0, at)
+    return at <= 0 || !isNumber(part.slice(at + 2)) ? undefined : part.slice(0, at)
   })
   return parts.length === 0 || parts.includes(undefined) ? undefined : (parts as ReadonlyArray<string>)
 }
