@@ -1,12 +1,15 @@
 /**
  * `mneme forget --purge` and `mneme purge --conversation` (issue 27 item 3): the entries go, and so does their text,
  * from every file under the memory folder; the journal keeps that a purge happened, with no text, and `undo` says it
- * cannot bring the text back.
+ * cannot bring the text back. Over a memory folder, and over Postgres (127.0.0.1:5432, database `test`), where every row
+ * of the root's schema is read back with psql.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { assertFailure, files, mnemeIn, ownMemory, type Run, scratch } from "./cliKit.ts"
+import { assertFailure, files, mneme, mnemeIn, ownMemory, type Run, scratch } from "./cliKit.ts"
 
 /** A run that succeeded with nothing on stderr; its stdout. */
 const ok = (run: Run): string => {
@@ -81,5 +84,50 @@ describe("forgetting that erases (issue 27 item 3)", () => {
     const before = files(memory)
     assertFailure(run("forget", "--purge", "jasmine"), 1, "jasmine")
     assert.deepStrictEqual(files(memory), before)
+  })
+})
+
+/** Runs `statement` on the test database with psql; its output. */
+const psql = (statement: string) => {
+  const result = spawnSync(
+    "psql",
+    ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-d", "test", "-v", "ON_ERROR_STOP=1", "-Atc", statement],
+    { encoding: "utf8" }
+  )
+  assert.strictEqual(result.status, 0, result.stderr)
+  return result.stdout
+}
+
+const schemas: Array<string> = []
+afterEach(() => {
+  for (const schema of schemas.splice(0)) psql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+})
+
+/** Every row of every table of `schema`, as text. */
+const rowsOf = (schema: string) =>
+  psql(`SELECT table_name FROM information_schema.tables WHERE table_schema = '${schema}'`)
+    .trim()
+    .split("\n")
+    .map((table) => psql(`SELECT t::text FROM "${schema}"."${table}" t`))
+    .join("\n")
+
+describe("forgetting that erases over Postgres (issue 27 item 3)", () => {
+  it("forget --purge leaves the text in no row of the schema, and undo says it cannot bring it back", () => {
+    const schema = `mneme_cli_${randomUUID().replaceAll("-", "")}`
+    schemas.push(schema)
+    const url = `postgres://postgres@127.0.0.1:5432/test?schema=${schema}`
+    const run = (...args: ReadonlyArray<string>) => mneme([...args, "--memory", url])
+    ok(run("remember", "The user likes jasmine tea"))
+    ok(run("edit", "jasmine", "The user likes jasmine tea daily"))
+    ok(run("remember", "The user walks to work"))
+    assert.include(rowsOf(schema), "jasmine")
+
+    assert.match(ok(run("forget", "--purge", "jasmine")), /^purged 1 entry from agents\/default\/MEMORY\.md: /)
+    const rows = rowsOf(schema)
+    assert.notInclude(rows, "jasmine")
+    assert.include(rows, "The user walks to work")
+    assert.strictEqual(psql(`SELECT op, actor, entries FROM "${schema}".journal WHERE op = 'purge'`), "purge|cli|1\n")
+    assertFailure(run("undo"), 1, "a purge erased its text for good")
+    assert.notInclude(rowsOf(schema), "jasmine")
   })
 })
