@@ -581,14 +581,20 @@ export interface Journaled {
   /** The line's id (journals from before undo existed have none). */
   readonly id?: string
   readonly time: number
-  readonly op: "add" | "replace" | "remove" | "archive" | "undo" | "consolidate"
+  readonly op: "add" | "replace" | "remove" | "archive" | "undo" | "consolidate" | "purge"
   readonly scope: string
   readonly file: string
   readonly actor: string
   readonly before?: string
   readonly after?: string
   readonly undoes?: string
+  /** Its texts were erased by a purge. */
+  readonly purged?: boolean
 }
+
+/** Why an undo cannot revert a purge, or a change whose text a purge erased. */
+export const purgedDetail =
+  "a purge erased its text for good (forgetting that erases), so nothing can bring it back; add the entry again if it is wanted"
 
 /** The topic a journaled file of a scope is, `undefined` for MEMORY.md, or `null` when it is no file of the scope. */
 const topicOfPath = (dir: string, file: string): string | undefined | null => {
@@ -748,6 +754,8 @@ export const undo = (
   if (first === undefined) {
     return Result.fail(new NotUndoable({ file: "", detail: "the journal names no change" }))
   }
+  const purged = journaled.find((line) => line.op === "purge" || line.purged === true)
+  if (purged !== undefined) return Result.fail(new NotUndoable({ file: purged.file, detail: purgedDetail }))
   if (first.op === "consolidate") return undoConsolidation(draft, journaled, actor, context)
   const at = draft.scopes.findIndex((files) => files.dir === first.scope)
   const files = draft.scopes[at]

@@ -40,6 +40,7 @@ const commands = {
   remember: async () => (await import("./internal/cli/store.ts")).remember,
   edit: async () => (await import("./internal/cli/store.ts")).edit,
   forget: async () => (await import("./internal/cli/store.ts")).forget,
+  purge: async () => (await import("./internal/cli/store.ts")).purge,
   recall: async () => (await import("./internal/cli/store.ts")).recall,
   journal: async () => (await import("./internal/cli/journal.ts")).journal,
   undo: async () => (await import("./internal/cli/undo.ts")).undo,

@@ -88,8 +88,11 @@ export const JournalLine = Schema.Struct({
   /** A unique id (version 2), so one change can be named (undo). */
   id: Schema.optionalKey(Schema.String),
   time: Schema.Number,
-  /** `consolidate`: a line of a consolidation pass (SPEC's "a full memory makes room"), undone with its others. */
-  op: Schema.Literals(["add", "replace", "remove", "archive", "undo", "consolidate"]),
+  /**
+   * `consolidate`: a line of a consolidation pass (SPEC's "a full memory makes room"), undone with its others.
+   * `purge`: the record that entries were purged (`entries` of them), with no text; never undone.
+   */
+  op: Schema.Literals(["add", "replace", "remove", "archive", "undo", "consolidate", "purge"]),
   /** The scope's folder, relative to the root. */
   scope: Schema.String,
   file: Schema.String,
@@ -98,7 +101,11 @@ export const JournalLine = Schema.Struct({
   before: Schema.optionalKey(Schema.String),
   after: Schema.optionalKey(Schema.String),
   /** For an undo: the id of the change it reverts. */
-  undoes: Schema.optionalKey(Schema.String)
+  undoes: Schema.optionalKey(Schema.String),
+  /** For a purge: how many entries it removed. */
+  entries: Schema.optionalKey(Schema.Number),
+  /** The line's texts (`before`, `after`) were erased by a purge: the change can no longer be undone. */
+  purged: Schema.optionalKey(Schema.Boolean)
 })
 
 /** One line of the journal. */
@@ -263,6 +270,12 @@ export interface Writer {
     journal: ReadonlyArray<JournalRecord>,
     state?: StateChange | undefined
   ) => Effect.Effect<void, StorageError>
+  /**
+   * Erases `texts` (entries' texts) from the journal's history: every line `Purge.erasing` picks has its `before` and
+   * `after` dropped and is marked `purged` (a damaged line holding one of them is dropped), the journal rewritten
+   * whole and atomically. Gives how many lines were erased.
+   */
+  readonly erase: (texts: ReadonlyArray<string>) => Effect.Effect<number, StorageError>
 }
 
 /** The storage port of one memory root. */

@@ -18,12 +18,14 @@ import {
   type TooManyTopics
 } from "@mneme/core"
 import { Clock, Context, DateTime, Effect, Layer, Option, Result } from "effect"
+import * as Purge from "./Purge.ts"
 import {
   type Actor,
   type JournalLine,
   MemoryRoot,
   type ReadOptions,
   type ReviewStateDocument,
+  type StateChange,
   type StateChangeScope,
   type StoredFile,
   type StoredScope,
@@ -104,6 +106,29 @@ export interface UndoInput extends Actor {
   readonly scope: Scope.Scope
   readonly count?: number | undefined
   readonly id?: string | undefined
+}
+
+/**
+ * What `purge` takes: the entry `match` names in a scope (and topic), as `remove` names it; or every entry of the root
+ * whose sources all lie in the conversation `conversation`.
+ */
+export type PurgeInput = Actor &
+  (
+    | {
+        readonly scope: Scope.Scope
+        readonly topic?: string | undefined
+        readonly match: string
+        readonly exact?: boolean | undefined
+      }
+    | { readonly conversation: string }
+  )
+
+/** What a purge did: how many entries it removed, from which files, and how many journal lines it erased. */
+export interface PurgeOutcome {
+  readonly entries: number
+  readonly files: ReadonlyArray<string>
+  readonly erased: number
+  readonly message: string
 }
 
 /**
@@ -260,6 +285,87 @@ const make = Effect.gen(function* () {
     )
   })
 
+  const purge = Effect.fn("MemoryStore.purge")(function* (input: PurgeInput) {
+    const actor: Actor = input.auto === undefined ? { actor: input.actor } : { actor: input.actor, auto: input.auto }
+    const scopes =
+      "conversation" in input
+        ? [
+            Scope.team,
+            ...(yield* root.agents).flatMap(({ agentId }) => (agentId === undefined ? [] : [Scope.own(agentId)]))
+          ]
+        : [input.scope]
+    const context: MemoryEdit.Context = { settings, today: yield* today }
+    return yield* root.write((writer) =>
+      Effect.gen(function* () {
+        const read = yield* Effect.forEach(scopes, (scope) => writer.read(scope), { concurrency: "unbounded" })
+        const changes: ReadonlyArray<Change> =
+          "conversation" in input
+            ? read.flatMap((stored) =>
+                stored.files.flatMap((file) =>
+                  [
+                    ...new Set(
+                      file.parsed.entries
+                        .filter((entry) => Purge.fromConversation(entry, input.conversation))
+                        .map((entry) => entry.text)
+                    )
+                  ].map((text): Change => ({
+                    op: "remove",
+                    scope: stored.scope,
+                    topic: file.topic,
+                    match: text,
+                    exact: true,
+                    ...actor
+                  }))
+                )
+              )
+            : [
+                {
+                  op: "remove",
+                  scope: input.scope,
+                  topic: input.topic,
+                  match: input.match,
+                  exact: input.exact,
+                  ...actor
+                }
+              ]
+        const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
+        const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
+        const removed: Array<Outcome> = []
+        for (const result of results) {
+          if (Result.isSuccess(result)) removed.push(result.success)
+          else if (!("conversation" in input)) return yield* Effect.fail(result.failure as NoMatch | Denied | BadTopic)
+        }
+        const texts = removed.map((outcome) => Entry.clean(outcome.before ?? ""))
+        const files = [...new Set(removed.map((outcome) => outcome.file))]
+        if (removed.length === 0) {
+          const message = `purged nothing: no entry's sources all lie in ${JSON.stringify("conversation" in input ? input.conversation : "")}`
+          return { entries: 0, files, erased: 0, message } satisfies PurgeOutcome
+        }
+        // The history first: a purge stopped after it leaves the entries in place, and can be made again.
+        const erased = yield* writer.erase(texts)
+        const dirs = read.filter((stored) => removed.some((outcome) => Scope.equals(outcome.scope, stored.scope)))
+        const eraseState: StateChange = Object.assign(
+          (state: ReviewStateDocument) => Purge.eraseState(state, texts),
+          {}
+        )
+        yield* writer.commit(
+          draft.writes,
+          dirs.map(({ dir, scope }) => ({
+            op: "purge" as const,
+            scope: dir,
+            file: dir,
+            ...actor,
+            entries: removed.filter((outcome) => Scope.equals(outcome.scope, scope)).length
+          })),
+          eraseState
+        )
+        const count = removed.length
+        const message = `purged ${count} entr${count === 1 ? "y" : "ies"} from ${files.join(", ")}: the text is gone from memory, the journal (${erased} line${erased === 1 ? "" : "s"} erased) and the review state, and cannot be undone`
+        return { entries: count, files, erased, message } satisfies PurgeOutcome
+      })
+    )
+  })
+
   const agents = Effect.gen(function* () {
     const folders = yield* root.agents
     return yield* Effect.forEach(folders, ({ agentId, dir }) =>
@@ -313,7 +419,7 @@ const make = Effect.gen(function* () {
     return yield* root.archive(agentId, actor)
   })
 
-  return MemoryStore.of({ load, add, replace, remove, apply, undo, agents, journal, view, archive })
+  return MemoryStore.of({ load, add, replace, remove, purge, apply, undo, agents, journal, view, archive })
 })
 
 /** The memory store of one root. */
@@ -333,6 +439,12 @@ export class MemoryStore extends Context.Service<
     ) => Effect.Effect<Outcome, NoMatch | MemoryFull | Denied | BadTopic | StorageError>
     /** Removes the entry `match` names; a topic left empty is deleted with its index link. */
     readonly remove: (input: RemoveInput) => Effect.Effect<Outcome, NoMatch | Denied | BadTopic | StorageError>
+    /**
+     * Removes entries and erases their text from the journal's history and the review state (forgetting that erases):
+     * the entry `match` names, or every entry whose sources all lie in a conversation. One `purge` journal line per
+     * scope records it (when, who, how many entries; no text). NotUndoable for any undo of it.
+     */
+    readonly purge: (input: PurgeInput) => Effect.Effect<PurgeOutcome, NoMatch | Denied | BadTopic | StorageError>
     /**
      * Makes changes as one batch: planned in order against the files read once under one hold of the writer, each
      * file written once and the journal appended once; each change's own result. With `state`, the review state is

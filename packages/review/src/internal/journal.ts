@@ -11,6 +11,7 @@
 import { StorageError, WriteFailed } from "@mneme/core"
 import { Effect, Result, Schema } from "effect"
 import { JournalLine } from "../MemoryRoot.ts"
+import * as Purge from "../Purge.ts"
 
 /** The name of the journal, relative to the root. */
 export const journalName = "journal.jsonl"
@@ -53,6 +54,37 @@ export const decode = (text: string): Decoded => {
   })
   return { lines, damaged, torn }
 }
+
+/**
+ * The journal's text with `texts` erased from its history (`Purge.erasing`): each line picked rewritten without its
+ * texts, a damaged or torn line holding one of them dropped, every other line kept byte for byte; and how many lines
+ * were erased or dropped (0: the text is unchanged).
+ */
+export const erase = (
+  text: string,
+  texts: ReadonlyArray<string>
+): Effect.Effect<{ readonly text: string; readonly count: number }, StorageError> =>
+  Effect.gen(function* () {
+    const raw = text.split("\n")
+    const decoded = raw.map((line) => (line.trim() === "" ? undefined : decodeLine(line)))
+    const records = decoded.flatMap((line, index) => (line?._tag === "Some" ? [{ index, line: line.value }] : []))
+    const picked = Purge.erasing(
+      records.map((record) => record.line),
+      texts
+    )
+    const rewritten = new Map<number, string>()
+    for (const at of picked) {
+      const { index, line } = records[at]!
+      rewritten.set(index, (yield* encode([Purge.erased(line)])).slice(0, -1))
+    }
+    const dropped = new Set(
+      decoded.flatMap((line, index) => (line?._tag === "None" && Purge.rawHolds(raw[index]!, texts) ? [index] : []))
+    )
+    const count = rewritten.size + dropped.size
+    if (count === 0) return { text, count }
+    const kept = raw.flatMap((line, index) => (dropped.has(index) ? [] : [rewritten.get(index) ?? line]))
+    return { text: kept.join("\n"), count }
+  })
 
 /**
  * The id of the line `index` of the `count` lines of one change, whose own id is `change`: the change's id for a change

@@ -840,12 +840,28 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
     )
 
+  /** Rewrites the journal with `texts` erased from its history (`Journal.erase`), atomically, under the lock. */
+  const erase = Effect.fnUntraced(function* (real: string, held: RootLock.Held, texts: ReadonlyArray<string>) {
+    const { absolute, info } = yield* Paths.resolve(looker, real, Journal.journalName)
+    if (info === undefined) return 0
+    if (info.type !== "File") {
+      return yield* storageError(new WriteFailed({ file: Journal.journalName, detail: "it is not a plain file" }))
+    }
+    const text =
+      (yield* orMissing(fs.readFileString(absolute)).pipe(Effect.mapError(readFailed(Journal.journalName)))) ?? ""
+    const erased = yield* Journal.erase(text, texts)
+    if (erased.count === 0) return 0
+    yield* writeAtomic(absolute, Journal.journalName, erased.text, yield* temporarySuffix, held.check)
+    return erased.count
+  })
+
   const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
     hold((real, held) => {
       const seen: Seen = { ids: new Map(), folders: new Map(), texts: new Map() }
       return body({
         read: (scope, topics) => run(writerRead(real, held, seen, scope, topics)),
-        commit: (writes, records, state) => run(commit(real, held, seen, writes, records, state))
+        commit: (writes, records, state) => run(commit(real, held, seen, writes, records, state)),
+        erase: (texts) => run(erase(real, held, texts))
       })
     }).pipe(Effect.withSpan("MemoryRoot.write"))
 

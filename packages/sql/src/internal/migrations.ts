@@ -4,7 +4,8 @@
  * - `memory_files`: one row per memory file, keyed by its scope's folder as the files backend names it (`team`,
  *   `agents/<folder>`, `archive/<folder>-<time>`) and its topic (`''` for MEMORY.md), with the agent's id, the Markdown
  *   text, and a version counted up by every write;
- * - `journal`: one row per journal line, in the order they were written (`seq`), with the line's own format version;
+ * - `journal`: one row per journal line, in the order they were written (`seq`), with the line's own format version
+ *   (a purge's line with the count of `entries` it removed, a line a purge erased the texts of marked `purged`);
  * - `review_state`: the review state, one row per key of each of its records (`cursors`, `failures`, `lastReviews`…),
  *   its value as JSON.
  *
@@ -51,11 +52,16 @@ const migrations = (schema: string) => ({
       value jsonb NOT NULL,
       PRIMARY KEY (part, key)
     )`
+  }),
+  // A purge's line counts the entries it removed; a line whose texts a purge erased is marked so.
+  "2_purge": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE ${sql(`${schema}.journal`)} ADD COLUMN entries integer, ADD COLUMN purged boolean`
   })
 })
 
 /** The format version this release migrates a schema to: its latest migration's id. */
-export const formatVersion = 1
+export const formatVersion = 2
 
 const run = Migrator.make({})
 

@@ -25,7 +25,7 @@ import {
   Text,
   WriteFailed
 } from "@mneme/core"
-import { MemoryRoot, Paths } from "@mneme/review"
+import { MemoryRoot, Paths, Purge } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
 import { Array as Arr, Clock, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
@@ -93,6 +93,8 @@ interface JournalRow {
   readonly before: string | null
   readonly after: string | null
   readonly undoes: string | null
+  readonly entries: number | null
+  readonly purged: boolean | null
 }
 
 const decodeLine = Schema.decodeUnknownOption(MemoryRoot.JournalLine)
@@ -350,7 +352,9 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
             auto: line.auto ?? null,
             before: line.before ?? null,
             after: line.after ?? null,
-            undoes: line.undoes ?? null
+            undoes: line.undoes ?? null,
+            entries: line.entries ?? null,
+            purged: line.purged ?? null
           }))
         )}`.pipe(Effect.asVoid, Effect.mapError(writeFailed("journal")))
 
@@ -410,6 +414,27 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
       }
     })
 
+  /** Erases `texts` from the journal's history (`Purge.erasing`): the rows picked lose their texts, marked `purged`. */
+  const erase = (texts: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<{
+        readonly seq: string
+        readonly before: string | null
+        readonly after: string | null
+      }>`SELECT seq, before, after FROM ${journalTable} ORDER BY seq`
+      const picked = Purge.erasing(
+        rows.map((row) => ({
+          ...(row.before === null ? {} : { before: row.before }),
+          ...(row.after === null ? {} : { after: row.after })
+        })),
+        texts
+      )
+      const seqs = [...picked].map((index) => rows[index]!.seq)
+      if (seqs.length === 0) return 0
+      yield* sql`UPDATE ${journalTable} SET before = NULL, after = NULL, purged = true WHERE seq IN ${sql.in(seqs)}`
+      return seqs.length
+    }).pipe(Effect.mapError(writeFailed("journal")))
+
   const write = <A, E, R>(
     body: (writer: MemoryRoot.Writer) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | StorageError, R> =>
@@ -422,7 +447,8 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
             if (scope.kind === "agent") agents.set(Paths.scopeDir(hash, scope), scope.agentId)
             return readScope(scope, topics)
           },
-          commit: (writes, records, state) => commit(agents, writes, records, state)
+          commit: (writes, records, state) => commit(agents, writes, records, state),
+          erase
         })
       })
     ).pipe(Effect.withSpan("MemoryRoot.write"))
@@ -434,7 +460,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     Effect.gen(function* () {
       const scope = options?.scope === undefined ? undefined : Paths.scopeDir(hash, options.scope)
       const where = scope === undefined ? sql`` : sql`WHERE scope = ${scope}`
-      const columns = sql`version, id, time, op, scope, file, actor, auto, before, after, undoes`
+      const columns = sql`version, id, time, op, scope, file, actor, auto, before, after, undoes, entries, purged`
       const limit = options?.limit
       const rows =
         limit === undefined

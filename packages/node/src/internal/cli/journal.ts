@@ -86,6 +86,9 @@ const showJournal = Effect.fnUntraced(function* (input: JournalInput) {
         `by ${line.actor}${line.auto === true ? " (auto)" : ""}`
       )}`
     )
+    if (line.entries !== undefined)
+      rows.push(p.dim(`    ${line.entries} entr${line.entries === 1 ? "y" : "ies"} purged`))
+    if (line.purged === true) rows.push(p.dim("    (its text was purged)"))
     if (line.before !== undefined) rows.push(p.red(`    - ${line.before}`))
     if (line.after !== undefined) rows.push(p.green(`    + ${line.after}`))
   }

@@ -1,6 +1,7 @@
 /**
- * `mneme remember`, `edit`, `forget` and `recall`: add, replace, remove and search entries of the agent's or the
- * team's memory. A match that names nothing where it was looked for says where else in memory it would name one.
+ * `mneme remember`, `edit`, `forget`, `purge` and `recall`: add, replace, remove and search entries of the agent's or
+ * the team's memory; `forget --purge` and `purge --conversation` also erase the text from the journal and the review
+ * state. A match that names nothing where it was looked for says where else in memory it would name one.
  * `recall` is `MemoryRecall`, the search the agent's `recall` tool makes, with no limit on what it shows.
  */
 import { Match, MemoryConfig, NoMatch, Scope, Topic } from "@mneme/core"
@@ -146,13 +147,48 @@ export const forget = Command.make(
   "forget",
   {
     match: textArgument("match").pipe(Argument.withDescription("The entry's text, or a part only it contains")),
-    ...whereFlags
+    ...whereFlags,
+    purge: switchFlag("purge", "Also erase its text from the journal's history and the review state (no undo)")
   },
   Effect.fn("mneme.forget")(function* (input) {
     const store = yield* MemoryStore.MemoryStore
+    if (input.purge) {
+      const where = yield* target(input)
+      return yield* printPurge(yield* store.purge({ ...where, match: input.match }).pipe(orElsewhere(input)))
+    }
     yield* printOutcome(yield* store.remove({ ...(yield* target(input)), match: input.match }).pipe(orElsewhere(input)))
   }, withMemory)
-).pipe(Command.withDescription("Remove the one entry that matches"))
+).pipe(
+  Command.withDescription(
+    "Remove the one entry that matches; with --purge, also erase its text from the journal and the review state"
+  )
+)
+
+/** Prints what a purge did: its message, or the outcome as JSON. */
+const printPurge = Effect.fnUntraced(function* (outcome: MemoryStore.PurgeOutcome) {
+  const out = yield* output
+  if (out.json) return yield* printJson(outcome)
+  yield* print([outcome.entries > 0 ? outcome.message : out.paint.dim(outcome.message)])
+})
+
+export const purge = Command.make(
+  "purge",
+  {
+    conversation: textFlag("conversation").pipe(
+      Flag.withDescription("The conversation whose entries to purge: those whose sources all lie in it"),
+      Flag.withMetavar("ID")
+    )
+  },
+  Effect.fn("mneme.purge")(function* (input) {
+    const store = yield* MemoryStore.MemoryStore
+    yield* printPurge(yield* store.purge({ conversation: input.conversation, actor: "cli" }))
+  }, withMemory)
+).pipe(
+  Command.withDescription(
+    "Remove every entry (every agent's and the team's) whose sources all lie in a conversation, " +
+      "and erase their text from the journal and the review state; no undo brings it back"
+  )
+)
 
 // ---------------------------------------------------------------------------------------------------------------------
 // recall
