@@ -2,14 +2,15 @@
  * The panel's list of entries waiting for a person (issue 28), in Debian's Chromium, headless, driven by
  * playwright-core against `mneme panel` on a temporary memory folder: the entries a review held are quoted with why
  * they wait; Approve writes one to MEMORY.md (through the store, journaled as a person's) and Reject drops one, each
- * taking it off the list; the section is gone once none waits.
+ * taking it off the list; the section is gone once none waits. An entry decided elsewhere meanwhile is refused (409),
+ * nothing written.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { scratch } from "./cliKit.ts"
-import { startPanel } from "./panelKit.ts"
+import { cookie, ownOrigin, pageToken, send, startPanel } from "./panelKit.ts"
 
 const executablePath = "/usr/bin/chromium"
 
@@ -81,5 +82,27 @@ describe("mneme panel: the entries waiting for a person", () => {
     assert.notInclude(readFileSync(join(memory, "agents/ada/MEMORY.md"), "utf8"), "files.example")
     assert.strictEqual(await page.locator("#pending").count(), 0)
     await context.close()
+  })
+})
+
+describe("mneme panel: an entry decided elsewhere meanwhile", () => {
+  it("is refused with 409 and a notice, and nothing is written", async () => {
+    const { memory } = scratch()
+    mkdirSync(join(memory, "agents/ada"), { recursive: true })
+    const entry = { text: fact, source: "chat #2", why: "a reason", at: 1_764_800_000_001 }
+    writeFileSync(join(memory, "agents/ada/pending.json"), JSON.stringify({ version: 1, entries: [entry] }))
+    const served = await startPanel(["--memory", memory])
+    const shown = await send(served.port, "/agent?id=ada", { headers: cookie(served) })
+    assert.strictEqual(shown.status, 200)
+    const form = { page: pageToken(shown.body), agent: "ada", side: "own", text: fact, at: String(entry.at) }
+    writeFileSync(join(memory, "agents/ada/pending.json"), JSON.stringify({ version: 1, entries: [] }))
+    const answer = await send(served.port, "/pending/approve", {
+      method: "POST",
+      headers: { ...cookie(served), ...ownOrigin(served) },
+      form
+    })
+    assert.strictEqual(answer.status, 409)
+    assert.include(answer.body, "That entry no longer waits: nothing was changed.")
+    assert.isFalse(existsSync(join(memory, "agents/ada/MEMORY.md")))
   })
 })
