@@ -2,7 +2,8 @@
  * `mneme pending`, `approve` and `reject` (issue 28): the entries a review holds for a person, the agent's own then
  * the team's, numbered; an approved entry is written to MEMORY.md through the store (vetted again, journaled) and
  * leaves the list, one the store refuses stays; a rejected one leaves the list and nothing is written; a number that
- * names no entry changes nothing.
+ * names no entry changes nothing. From end to end: `mneme review` holds what reads as an instruction and what another
+ * speaker said, and a person approves one.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -139,5 +140,39 @@ describe("mneme reject", () => {
     assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [fact])
     assert.strictEqual(memoryOf(memory, "agents/ada"), "")
     assert.isFalse(existsSync(join(memory, "journal.jsonl")))
+  })
+})
+
+describe("mneme review, then pending and approve", () => {
+  it("holds an instruction and another speaker's fact, writes the user's, and a person approves one", () => {
+    const { dir, memory } = scratch()
+    const transcriptFile = join(dir, "chat.jsonl")
+    writeFileSync(
+      transcriptFile,
+      [
+        { seq: 1, who: "user", text: `${order}. I prefer answers in Spanish.` },
+        { seq: 2, who: "other", name: "bob", text: "By the way, the build uses pnpm 10." }
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n") + "\n"
+    )
+    const changes = [
+      { op: "add", text: order, from: 1 },
+      { op: "add", text: "The user prefers answers in Spanish", from: 1 },
+      { op: "add", text: fact, from: 2 }
+    ]
+    const answers = join(dir, "answers.jsonl")
+    writeFileSync(answers, JSON.stringify({ answer: JSON.stringify({ changes }) }) + "\n")
+    const run = at(memory, "review", transcriptFile, "--model", `replay:${answers}`)
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(memoryOf(memory, "agents/ada"), "- The user prefers answers in Spanish")
+    assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [order, fact])
+    const listed = at(memory, "pending")
+    assert.include(listed.stdout, `2. ${JSON.stringify(fact)}`)
+    assert.include(listed.stdout, "it comes from lines that are not the user's own words")
+    assert.strictEqual(at(memory, "approve", "2").code, 0)
+    assert.include(memoryOf(memory, "agents/ada"), `- ${fact}`)
+    assert.notInclude(memoryOf(memory, "agents/ada"), "files.example")
+    assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [order])
   })
 })
