@@ -73,6 +73,11 @@ describe("mneme pending", () => {
     assert.strictEqual(json.pending[0]!.at, "2025-12-03T22:13:20.000Z")
   })
 
+  it("refuses a Postgres memory, where no entry waits, with a usage error", () => {
+    const run = mneme(["pending", "--memory", "postgres://mneme@127.0.0.1:5432/test"])
+    assertFailure(run, 2, "entries waiting for a person are kept only in a memory folder")
+  })
+
   it("says when nothing waits", () => {
     const { memory } = scratch()
     mkdirSync(memory)
