@@ -72,7 +72,19 @@ export interface Settings {
   readonly consolidateAt: number
   /** At most one consolidation per scope within this time. */
   readonly consolidateEvery: Duration.Duration
+  /**
+   * Which entries a review proposes wait for a person (`mneme pending`, `approve`, `reject`) instead of being written:
+   * `"suspicious"` those that read as an instruction to the agent or cite no line of the user's own words; `"all"`
+   * every new entry; `"off"` none (an entry that reads as an instruction is still left out). Held only where the
+   * backend keeps pending entries (the files backend); elsewhere they are left out.
+   */
+  readonly approval: Approval
+  /** Most entries waiting for a person per scope; the oldest is dropped, with a warning, to make room. */
+  readonly pendingMax: number
 }
+
+/** Which entries a review proposes wait for a person. */
+export type Approval = "off" | "suspicious" | "all"
 
 /** The defaults of docs/spec.md. The time zone is the process's own, looked up when it is read, never at import. */
 export const defaults: Settings = {
@@ -105,7 +117,9 @@ export const defaults: Settings = {
   reviewBudget: undefined,
   consolidateEnabled: true,
   consolidateAt: 0.9,
-  consolidateEvery: Duration.hours(1)
+  consolidateEvery: Duration.hours(1),
+  approval: "suspicious",
+  pendingMax: 50
 }
 
 /** The configuration in force; the defaults unless a host provides its own. */

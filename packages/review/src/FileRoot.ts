@@ -11,8 +11,9 @@
  * are kept while a stat says they are unchanged. No file is read or written through a symbolic link.
  */
 import type { Duration, FileSystem, Layer, Path } from "effect"
-import { Layer as L } from "effect"
+import { Context, Effect, Layer as L } from "effect"
 import * as Impl from "./internal/memoryRoot.ts"
+import * as MemoryPending from "./MemoryPending.ts"
 import { MemoryRoot } from "./MemoryRoot.ts"
 import type { Platform } from "./Platform.ts"
 
@@ -30,6 +31,17 @@ export interface Options {
   readonly lock?: LockOptions | undefined
 }
 
-/** The storage port over the folder `options.root` (made when first written). */
-export const layer = (options: Options): Layer.Layer<MemoryRoot, never, FileSystem.FileSystem | Path.Path | Platform> =>
-  L.effect(MemoryRoot, Impl.make(options))
+/**
+ * The storage port over the folder `options.root` (made when first written), and beside it the entries waiting for a
+ * person (`MemoryPending`), kept in the scopes' folders.
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<MemoryRoot | MemoryPending.MemoryPending, never, FileSystem.FileSystem | Path.Path | Platform> =>
+  L.effectContext(
+    Effect.gen(function* () {
+      const root = yield* Impl.make(options)
+      const pending = yield* MemoryPending.make(root)
+      return Context.make(MemoryRoot, root).pipe(Context.add(MemoryPending.MemoryPending, pending))
+    })
+  )

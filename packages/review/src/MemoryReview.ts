@@ -22,6 +22,7 @@ import {
 } from "effect"
 import { Agents } from "./Agents.ts"
 import { makeReview } from "./internal/reviewRun.ts"
+import { MemoryPending } from "./MemoryPending.ts"
 import type { LastReview } from "./MemoryRoot.ts"
 import { MemoryStore, type View as StoreView } from "./MemoryStore.ts"
 import { ReviewModel } from "./ReviewModel.ts"
@@ -161,7 +162,8 @@ export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
     transcript: yield* Transcript,
     agents: yield* Agents,
     model: yield* ReviewModel,
-    tracker
+    tracker,
+    pending: Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending))
   })
   return review
 })

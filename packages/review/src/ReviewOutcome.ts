@@ -212,6 +212,8 @@ export const warnings = {
   stopped: "memory review stopped retrying these lines",
   /** An answer held entries memory cannot keep; they were left out and the rest applied (annotations: `problem`). */
   leftOut: "memory review left out entries memory cannot keep",
+  /** Entries of an answer wait for a person's approval (`mneme pending`) (annotations: `entries`, `why`). */
+  held: "memory review holds entries for a person's approval",
   /** A change was skipped: its entry has gone, or it is not allowed (annotations: `change`, `reason`). */
   skipped: "memory review skipped a change",
   /**

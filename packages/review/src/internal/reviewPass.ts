@@ -26,7 +26,9 @@ import { type MemoryStore, type ScopeView, withinSizes } from "../MemoryStore.ts
 import type { ReviewModel } from "../ReviewModel.ts"
 import { type Changes, type Consolidated, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
 import type * as MemoryConsolidation from "../MemoryConsolidation.ts"
+import type { MemoryPending } from "../MemoryPending.ts"
 import * as Apply from "./reviewApply.ts"
+import * as Hold from "./reviewHold.ts"
 import { choose } from "./reviewChoose.ts"
 import * as Source from "./reviewSource.ts"
 
@@ -38,6 +40,8 @@ export interface Services {
   readonly model: ReviewModel["Service"]
   /** Consolidates a scope's full MEMORY.md within its bound (`MemoryConsolidation`); none: a full file fails. */
   readonly consolidate?: ((scope: Scope.Scope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
+  /** Where entries wait for a person (`MemoryConfig.approval`); none: a backend that keeps none, nothing waits. */
+  readonly pending?: MemoryPending["Service"] | undefined
 }
 
 /**
@@ -152,13 +156,48 @@ const ask = Effect.fnUntraced(function* (services: Services, request: string, li
 })
 
 /** The entries of an answer memory cannot keep, as the outcome lists them, with the answer's one warning. */
-const leftOut = Effect.fnUntraced(function* (vetted: Answer.Vetted) {
-  if (vetted.warning === undefined) return []
-  yield* Effect.logWarning(warnings.leftOut).pipe(Effect.annotateLogs({ problem: vetted.warning }))
-  return vetted.leftOut.map(({ change, problem }) => ({
+const leftOut = Effect.fnUntraced(function* (left: Answer.Vetted["leftOut"]) {
+  const first = left[0]
+  if (first === undefined) return []
+  yield* Effect.logWarning(warnings.leftOut).pipe(
+    Effect.annotateLogs({ problem: Answer.warning(first.problem, left.length) })
+  )
+  return left.map(({ change, problem }) => ({
     text: change.op === "remove" ? "" : change.text,
     problem: Vet.describe(problem)
   }))
+})
+
+/** Holds the entries that wait for a person, each in the scope it would go to, with its source; one warning. */
+const hold = Effect.fnUntraced(function* (
+  services: Services,
+  agent: AgentInfo,
+  waiting: ReadonlyArray<Hold.Waiting>,
+  sources: ReadonlyArray<string>
+) {
+  if (waiting.length === 0 || services.pending === undefined) return
+  const at = yield* Clock.currentTimeMillis
+  const scopes = [Scope.own(agent.id), Scope.team]
+  for (const scope of scopes) {
+    const held = waiting.flatMap(({ change, why }, i) =>
+      (change.team === true && agent.mayWriteTeam) === (scope.kind === "team")
+        ? [
+            {
+              text: change.text,
+              ...(change.topic === undefined ? {} : { topic: change.topic }),
+              source: sources[i]!,
+              by: agent.id,
+              why,
+              at
+            }
+          ]
+        : []
+    )
+    if (held.length > 0) yield* services.pending.hold(scope, held)
+  }
+  yield* Effect.logWarning(warnings.held).pipe(
+    Effect.annotateLogs({ entries: waiting.length, why: waiting.map(({ why }) => why) })
+  )
 })
 
 /** Consolidates each scope of `scopes` within its bound, and warns what each that ran did. */
@@ -212,16 +251,26 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
         new PassFailed({ error, stage: "ask", changes: consolidations(before) })
     )
   )
+  const shownLines = Prompt.shownLines(input.context, input.lines)
+  const split = Hold.split(vetted, shownLines, services.settings.approval, services.pending !== undefined)
   const vetting = {
     ...consolidations(before),
-    leftOut: yield* leftOut(vetted),
+    leftOut: [...(yield* leftOut(split.leftOut)), ...split.waiting.map(Hold.asLeftOut)],
     secretsDropped: vetted.secretsDropped
   }
   if ((yield* services.agents.get(input.agent.id)) === undefined) {
     return yield* new AgentDeleted({ agentId: input.agent.id })
   }
-  const shownLines = Prompt.shownLines(input.context, input.lines)
-  const sources = yield* Source.sources(vetted.apply, shownLines, input.anchorOf, input.anchor)
+  const allSources = yield* Source.sources(
+    [...split.apply, ...split.waiting.map(({ change }) => change)],
+    shownLines,
+    input.anchorOf,
+    input.anchor
+  )
+  const sources = allSources.slice(0, split.apply.length)
+  yield* hold(services, input.agent, split.waiting, allSources.slice(split.apply.length)).pipe(
+    Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
+  )
   const planned = Apply.plan(
     {
       agent: input.agent,
@@ -231,7 +280,7 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
       sources,
       settings: services.settings
     },
-    vetted.apply
+    split.apply
   )
   const record = vetted.atCap && input.mayFollow ? undefined : input.record?.(yield* Clock.currentTimeMillis)
   const applying = (changes: typeof planned) =>

@@ -9,6 +9,7 @@
 import { Answer, MemoryConfig, NoMatch, Scope, Secret } from "@mneme/core"
 import {
   Memory,
+  MemoryPending,
   MemoryReview,
   MemoryRoot,
   MemoryStore,
@@ -27,6 +28,7 @@ import * as Assets from "./assets.ts"
 import * as Conversations from "./conversations.ts"
 import * as Guard from "./guard.ts"
 import * as Pages from "./pages.ts"
+import * as PendingView from "./pendingView.ts"
 import * as Transcript from "./transcript.ts"
 import * as Views from "./views.ts"
 
@@ -155,7 +157,22 @@ const renderAgent = Effect.fnUntraced(function* (
 ) {
   const panel = yield* Panel
   const view = yield* Pages.agent(agentId, yield* transcriptsOf(panel), modelState(panel), extras)
-  return page(Views.agentPage(yield* pageOf, view, notice), status)
+  const given = yield* pageOf
+  const waiting = PendingView.pendingSection(given.token, agentId, yield* pendingRows(agentId))
+  return page(Views.agentPage(given, view, notice, waiting), status)
+})
+
+/** The entries waiting for a person, the agent's own then the team's; none where the backend keeps none. */
+const pendingRows = Effect.fnUntraced(function* (agentId: string) {
+  const pending = Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending.MemoryPending))
+  if (pending === undefined) return []
+  const rows: Array<PendingView.PendingRow> = []
+  for (const side of ["own", "team"] as const) {
+    for (const entry of yield* pending.list(scopeOf(agentId, side))) {
+      rows.push({ side, text: entry.text, topic: entry.topic, source: entry.source, why: entry.why, at: entry.at })
+    }
+  }
+  return rows
 })
 
 /** An agent's journal, with a notice. */
@@ -208,6 +225,7 @@ const UndoForm = Schema.Struct({
 const AskForm = Schema.Struct({ agent: Schema.String, words: Schema.String })
 const ProposalForm = Schema.Struct({ agent: Schema.String, proposal: Schema.String })
 const ReviewForm = Schema.Struct({ key: Schema.String, back: Schema.String })
+const PendingForm = Schema.Struct({ agent: Schema.String, side: Side, text: Schema.String, at: Schema.String })
 
 const scopeOf = (agentId: string, side: "own" | "team") => (side === "team" ? Scope.team : Scope.own(agentId))
 
@@ -441,6 +459,33 @@ const discard = (form: typeof ProposalForm.Type) =>
     return yield* renderAgent(form.agent, { kind: "info", text: "Discarded: nothing was changed." })
   }).pipe(Effect.catch(unreadable))
 
+/** Approves or rejects the entry waiting that the form names, as a person's decision; the page says what it did. */
+const decidePending = (action: "approve" | "reject") => (form: typeof PendingForm.Type) =>
+  Effect.gen(function* () {
+    const pending = Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending.MemoryPending))
+    const scope = scopeOf(form.agent, form.side)
+    const entry = (pending === undefined ? [] : yield* pending.list(scope)).find(
+      (held) => held.text === form.text && String(held.at) === form.at
+    )
+    if (pending === undefined || entry === undefined) {
+      return yield* renderAgent(
+        form.agent,
+        { kind: "refused", text: "That entry no longer waits: nothing was changed." },
+        409
+      )
+    }
+    const store = yield* MemoryStore.MemoryStore
+    const [decided] =
+      action === "approve"
+        ? yield* MemoryPending.approve(store, pending, scope, [entry], "person")
+        : yield* MemoryPending.reject(pending, scope, [entry])
+    return yield* renderAgent(
+      form.agent,
+      { kind: decided!.done ? "info" : "refused", text: decided!.message },
+      decided!.done ? 200 : 409
+    )
+  })
+
 const summary = (form: typeof AgentForm.Type) =>
   Effect.gen(function* () {
     const panel = yield* Panel
@@ -591,7 +636,9 @@ const routes = Layer.mergeAll(
   HttpRouter.add("POST", "/ask/confirm", handleForm(ProposalForm, confirm)),
   HttpRouter.add("POST", "/ask/discard", handleForm(ProposalForm, discard)),
   HttpRouter.add("POST", "/summary", handleForm(AgentForm, summary)),
-  HttpRouter.add("POST", "/review", handleForm(ReviewForm, reviewNow))
+  HttpRouter.add("POST", "/review", handleForm(ReviewForm, reviewNow)),
+  HttpRouter.add("POST", "/pending/approve", handleForm(PendingForm, decidePending("approve"))),
+  HttpRouter.add("POST", "/pending/reject", handleForm(PendingForm, decidePending("reject")))
 )
 
 /** The page token a change was sent with. */

@@ -743,7 +743,7 @@ const searchBox = (view: AgentPage): Html => {
  * An agent's page: its last review and conversations, the ask box, the filter, its memory with a form to add to each
  * file (and to a new topic), the summary.
  */
-export const agentPage = (page: Page, view: AgentPage, given?: Notice): string => {
+export const agentPage = (page: Page, view: AgentPage, given?: Notice, pending: Value = ""): string => {
   const last = view.lastReview
   const body = markup`<h1>Agent ${view.agentId}</h1>
     <p><a href="/journal${query({ agent: view.agentId })}">Journal of changes</a></p>
@@ -756,7 +756,7 @@ export const agentPage = (page: Page, view: AgentPage, given?: Notice): string =
       </p>
       ${conversationsTable(page, view.conversations, view.transcripts, view.agentId)}
     </section>
-    ${askSection(page, view)} ${searchBox(view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
+    ${pending} ${askSection(page, view)} ${searchBox(view)} ${view.scopes.map((scope) => scopeSection(page, view, scope))}
     ${summarySection(page, view)}`
   return layout(page, `Agent ${view.agentId}`, body, given)
 }
