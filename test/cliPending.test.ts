@@ -6,7 +6,7 @@
  * speaker said, and a person approves one.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assertFailure, mneme, scratch } from "./cliKit.ts"
 
@@ -179,5 +179,21 @@ describe("mneme review, then pending and approve", () => {
     assert.include(memoryOf(memory, "agents/ada"), `- ${fact}`)
     assert.notInclude(memoryOf(memory, "agents/ada"), "files.example")
     assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [order])
+  })
+})
+
+describe("pending entries are never read through a link", () => {
+  it("a link in pending.json's place fails, naming the file, and shows nothing of where it leads", () => {
+    const memory = waiting()
+    const { dir } = scratch()
+    const outside = join(dir, "elsewhere.json")
+    writeFileSync(outside, readFileSync(join(memory, "agents/ada/pending.json")))
+    rmSync(join(memory, "agents/ada/pending.json"))
+    symlinkSync(outside, join(memory, "agents/ada/pending.json"))
+    const run = at(memory, "pending")
+    assertFailure(run, 1, "agents/ada/pending.json")
+    assert.notInclude(run.stdout + run.stderr, "files.example")
+    assertFailure(at(memory, "reject", "1"), 1, "agents/ada/pending.json")
+    assert.include(readFileSync(outside, "utf8"), "files.example")
   })
 })

@@ -7,10 +7,11 @@
  * so a review over another backend leaves what it would hold out.
  */
 import { MemoryConfig, ReadFailed, Scope, type StorageError } from "@mneme/core"
-import { Context, Effect, FileSystem, Path, Result, Schema } from "effect"
+import { Context, Effect, Path, Result, Schema } from "effect"
 import { readFailed, storageError } from "./internal/files.ts"
 import type { MemoryRoot, Writer } from "./MemoryRoot.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
+import { Platform } from "./Platform.ts"
 
 /** One entry waiting for a person. */
 export const Held = Schema.Struct({
@@ -60,19 +61,16 @@ export class MemoryPending extends Context.Service<
 
 /** The pending entries of the files backend `root` (a folder), through its one writer. */
 export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
-  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
+  const platform = yield* Platform
   const settings = yield* MemoryConfig.MemoryConfig
 
   const readFile = Effect.fnUntraced(function* (dir: string) {
     const file = `${dir}/${pendingName}`
-    const text = yield* fs.readFileString(path.join(root.root, file)).pipe(
-      Effect.map((read): string | undefined => read),
-      Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(undefined)),
-      Effect.mapError(readFailed(file))
-    )
-    if (text === undefined) return { file, entries: [] as ReadonlyArray<Held> }
-    const decoded = decodeFile(text)
+    // Read as the memory files are: at once, and never through a link (one there is a failure naming the file).
+    const bytes = yield* platform.readFile(path.join(root.root, file)).pipe(Effect.mapError(readFailed(file)))
+    if (bytes === undefined) return { file, entries: [] as ReadonlyArray<Held> }
+    const decoded = decodeFile(new TextDecoder().decode(bytes))
     if (decoded._tag === "None") {
       return yield* storageError(new ReadFailed({ file, detail: "it is not a list of entries waiting for a person" }))
     }
