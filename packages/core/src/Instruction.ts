@@ -22,22 +22,37 @@ export interface Flag {
   readonly hidden: boolean
 }
 
-type Rule = readonly [kind: Kind, pattern: RegExp]
+/**
+ * A pattern that flags wherever it stands, with its opening words apart where it has them: a text the opening does not
+ * match cannot match the whole, so the whole (slow to compile on first use, which a short command pays) is run only
+ * on a text that holds its opening.
+ */
+type Rule = readonly [kind: Kind, pattern: RegExp, opening?: RegExp]
+
+/** The rule of `opening` followed by `rest`: its pattern is the two in sequence, so each match starts with the opening. */
+const opened = (kind: Kind, opening: RegExp, rest: RegExp): Rule => [
+  kind,
+  new RegExp(`(?:${opening.source})(?:${rest.source})`, "u"),
+  opening
+]
 
 /** Patterns that flag wherever they stand in the plain text. */
 export const anywhere: ReadonlyArray<Rule> = [
-  [
+  opened(
     "Override",
-    /\b(?:ignore|disregard|forget|override|bypass|discard)\b(?: (?:all|any|every|of|the|your|my|these|those|previous|prior|earlier|above|preceding|existing|current|original|old|initial|safety|system|other|and)){0,6} ?(?:instructions?|prompts?|rules|guidelines|directives|messages|context|constraints|guardrails|restrictions|programming|polic(?:y|ies)|commands|orders|settings)\b/u
-  ],
-  [
+    /\b(?:ignore|disregard|forget|override|bypass|discard)\b/u,
+    /(?: (?:all|any|every|of|the|your|my|these|those|previous|prior|earlier|above|preceding|existing|current|original|old|initial|safety|system|other|and)){0,6} ?(?:instructions?|prompts?|rules|guidelines|directives|messages|context|constraints|guardrails|restrictions|programming|polic(?:y|ies)|commands|orders|settings)\b/u
+  ),
+  opened(
     "Override",
-    /\b(?:new|updated|real|true|hidden|secret|revised) (?:system )?(?:instructions|directives|system prompt)\b/u
-  ],
-  [
+    /\b(?:new|updated|real|true|hidden|secret|revised) /u,
+    /(?:system )?(?:instructions|directives|system prompt)\b/u
+  ),
+  opened(
     "Override",
-    /\bfrom now on\b,? (?:you|always|never|only|do|don't|respond|reply|answer|ignore|act|behave|treat|call|send|use|every|all|any|speak|write|remember|forget|refer|the (?:assistant|agent|ai|model))\b/u
-  ],
+    /\bfrom now on\b/u,
+    /,? (?:you|always|never|only|do|don't|respond|reply|answer|ignore|act|behave|treat|call|send|use|every|all|any|speak|write|remember|forget|refer|the (?:assistant|agent|ai|model))\b/u
+  ),
   [
     "Override",
     /(?:ignor(?:a|ar|e|ez|er|iere|ieren) (?:(?:todas|toutes|alle|las|les|die) )*(?:(?:instrucciones|instructions|anweisungen))|olvida (?:todas )?(?:las )?instrucciones|vergiss (?:alle )?(?:vorherigen )?anweisungen|(?:vorherigen|bisherigen) anweisungen|instructions précédentes|instrucciones anteriores|a partir de ahora,? (?:tú|debes|siempre|responde)|à partir de maintenant,? (?:tu|vous)|désormais,? (?:tu|vous)|ab (?:jetzt|sofort),? (?:musst|sollst|wirst|antworte)|игнориру|(?:забудь|игнорируй) (?:все )?(?:предыдущие )?инструкции|предыдущие инструкции|с этого момента ты)/u
@@ -54,26 +69,30 @@ export const anywhere: ReadonlyArray<Rule> = [
     "Override",
     /(?:以前|前|これまで|上記)の指示を無視|指示を無視|今後は(?:常に|必ず)|あなたは今から|이전 지시|지시를 무시|지금부터 (?:너는|당신은)/u
   ],
-  [
+  opened(
     "Imperative",
-    /\byou(?: really| absolutely| also| now)? (?:must|should|shall|need to|have to|are to|are required to|mustn't|must not|shouldn't|should not|will always|will never|will now|may not|are not allowed|are forbidden|are now|'re now)\b/u
-  ],
-  [
+    /\byou/u,
+    /(?: really| absolutely| also| now)? (?:must|should|shall|need to|have to|are to|are required to|mustn't|must not|shouldn't|should not|will always|will never|will now|may not|are not allowed|are forbidden|are now|'re now)\b/u
+  ),
+  opened(
     "Imperative",
-    /\byour (?:new |real |true |only |primary |main |first )?(?:task|role|goal|purpose|instructions?|rules|mission|directive|objective|persona|priority)\b/u
-  ],
-  [
+    /\byour /u,
+    /(?:new |real |true |only |primary |main |first )?(?:task|role|goal|purpose|instructions?|rules|mission|directive|objective|persona|priority)\b/u
+  ),
+  opened(
     "Imperative",
-    /\b(?:assistant|agent|ai|chatbot|llm|claude|chatgpt|copilot|gemini) (?:must|should|shall|has to|needs to|is to|is required to|will always|will never|may not|must not|should not)\b/u
-  ],
+    /\b(?:assistant|agent|ai|chatbot|llm|claude|chatgpt|copilot|gemini) /u,
+    /(?:must|should|shall|has to|needs to|is to|is required to|will always|will never|may not|must not|should not)\b/u
+  ),
   [
     "Imperative",
     /你(?:必须|应该|应当|需要|要始终|要一直|务必|一定要|不得|不准|只能|现在是|将扮演|的新|的任务|的角色|的指令)/u
   ],
-  [
+  opened(
     "Command",
-    /\b(?:call|invoke|use|run|trigger|execute) (?:the |your )?(?:remember|forget|recall|memory|bash|shell|terminal|browser|web|search|fetch|http|exec|code|python|file|email|send)(?:[ _-]\w+)? (?:tool|function|command)\b/u
-  ],
+    /\b(?:call|invoke|use|run|trigger|execute) /u,
+    /(?:the |your )?(?:remember|forget|recall|memory|bash|shell|terminal|browser|web|search|fetch|http|exec|code|python|file|email|send)(?:[ _-]\w+)? (?:tool|function|command)\b/u
+  ),
   ["Command", /"(?:tool_calls?|function_call|tool_use)"|\b(?:remember|forget|recall)\(/u],
   [
     "RolePlay",
@@ -101,10 +120,11 @@ export const anywhere: ReadonlyArray<Rule> = [
     "SendData",
     /!\[[^\][\n]{0,100}\]\(\s*(?:https?:)?\/\/|https?:\/\/[^\s?&]{0,200}[?&][^\s=?&]{1,40}=(?:\{|\$|%7b|<|\[)|https?:\/\/[^\s?&]{0,200}[?&](?:data|memory|secrets?|history|conversation|chat|key|token|password|content|q)=/u
   ],
-  [
+  opened(
     "Imperative",
-    /\b(?:whenever|every time|if (?:anyone|someone|the user|a user|they)|when (?:anyone|someone|the user|a user|they)) (?:\S+ ){0,6}(?:asks?|mentions?|says?|types?|writes?)\b[^.!?\n]{0,60}\b(?:say|reply|respond|answer|tell them|recommend|send|run|insert|include|redirect)\b/u
-  ]
+    /\b(?:whenever|every time|if (?:anyone|someone|the user|a user|they)|when (?:anyone|someone|the user|a user|they)) /u,
+    /(?:\S+ ){0,6}(?:asks?|mentions?|says?|types?|writes?)\b[^.!?\n]{0,60}\b(?:say|reply|respond|answer|tell them|recommend|send|run|insert|include|redirect)\b/u
+  )
 ]
 
 /**
@@ -220,7 +240,8 @@ const flagOf = (found: { readonly kind: Kind; readonly words: string }, hidden: 
 
 /** The flag of a plain text's own words, read by its patterns and a sentence at a time. */
 const plainFlag = (text: string): { readonly kind: Kind; readonly words: string } | undefined => {
-  for (const [kind, pattern] of anywhere) {
+  for (const [kind, pattern, opening] of anywhere) {
+    if (opening !== undefined && !opening.test(text)) continue
     const match = pattern.exec(text)
     if (match !== null) return { kind, words: match[0] }
   }

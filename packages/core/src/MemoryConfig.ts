@@ -127,8 +127,15 @@ export const MemoryConfig = Context.Reference<Settings>("@mneme/core/MemoryConfi
   defaultValue: () => defaults
 })
 
-/** Settings with a host's overrides applied over the defaults. */
-export const make = (overrides: Partial<Settings> = {}): Settings => ({ ...defaults, ...overrides })
+/**
+ * Settings with a host's overrides applied over the defaults. The default time zone stays looked up when it is read
+ * (copied as what it is, not read by a spread), so a command that writes no date never pays for looking it up.
+ */
+export const make = (overrides: Partial<Settings> = {}): Settings =>
+  Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(defaults), ...Object.getOwnPropertyDescriptors(overrides) }
+  ) as Settings
 
 /** A layer that provides the defaults with a host's overrides (made when the layer is built). */
 export const layer = (overrides: Partial<Settings> = {}): Layer.Layer<never> =>

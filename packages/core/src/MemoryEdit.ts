@@ -175,10 +175,7 @@ export const start = (scopes: ReadonlyArray<Files>): Draft => ({ read: scopes, s
 
 const quote = (text: string) => JSON.stringify(text)
 
-/** A count as people read it: `4,000`. */
-const count = (value: number) => value.toLocaleString("en-US")
-
-const sizeNote = (size: number, limit: number) => `now ${count(size)} of ${count(limit)} characters`
+const sizeNote = (size: number, limit: number) => `now ${Text.count(size)} of ${Text.count(limit)} characters`
 
 const withAdded = (meta: Entry.Metadata, today: string): Entry.Metadata =>
   Entry.metaValue(meta, "added") === undefined ? [...meta, ["added", today]] : meta

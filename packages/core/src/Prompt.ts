@@ -6,6 +6,7 @@
 import * as Lines from "./Lines.ts"
 import type { Settings } from "./MemoryConfig.ts"
 import type * as Selection from "./Selection.ts"
+import { count } from "./Text.ts"
 
 /** The system text of every review. It never changes, so a provider's prefix cache holds. */
 export const system = `You keep the long-term memory of an AI agent: short entries it reads at the start of later conversations. \
@@ -152,15 +153,13 @@ export const shownLines = (
 export const quote = (text: string): string =>
   JSON.stringify(text).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
-const grouped = new Intl.NumberFormat("en-US")
-
 const fullness = (name: string, size: number, max: number) =>
-  `${name}: ${grouped.format(size)} / ${grouped.format(max)} characters${size > max ? " (over the limit)" : ""}.`
+  `${name}: ${count(size)} / ${count(max)} characters${size > max ? " (over the limit)" : ""}.`
 
 const place = (entry: Selection.Shown) =>
   `${entry.scope}${entry.topic === undefined ? " MEMORY.md" : ` topic ${quote(entry.topic)}`}`
 
-const plural = (n: number, one: string, many: string) => `${grouped.format(n)} ${n === 1 ? one : many}`
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`
 
 /** The note for entries of a MEMORY.md past its size that are not listed. */
 const notShown = (scope: "own" | "team", count: number) =>

@@ -5,10 +5,26 @@
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 
-const grouped = new Intl.NumberFormat("en-US")
+/**
+ * The `Intl.NumberFormat("en-US")` that writes what `count` does not by hand (a fraction, a negative number, one past
+ * 2^53), made on first need: making one loads the locale's data, which a short command should not pay for.
+ */
+let intlFormat: Intl.NumberFormat | undefined
 
-/** A count written the one way people read it everywhere in mneme: `4,000`. */
-export const count = (value: number): string => grouped.format(value)
+/**
+ * A count written the one way people read it everywhere in mneme, as `Intl.NumberFormat("en-US")` writes it: `4,000`.
+ * A whole number (what mneme counts) is grouped by hand; any other goes to the `Intl` format.
+ */
+export const count = (value: number): string => {
+  if (!Number.isSafeInteger(value) || value < 0 || Object.is(value, -0)) {
+    intlFormat ??= new Intl.NumberFormat("en-US")
+    return intlFormat.format(value)
+  }
+  const digits = String(value)
+  const groups: Array<string> = []
+  for (let end = digits.length; end > 0; end -= 3) groups.unshift(digits.slice(Math.max(0, end - 3), end))
+  return groups.join(",")
+}
 
 /** Any UTF-16 surrogate, paired or not. */
 const surrogate = /[\ud800-\udfff]/

@@ -2,7 +2,7 @@ import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { vi } from "vitest"
 
-it("importing MemoryConfig and making its layer look up no time zone; reading the settings does, once asked", async () => {
+it("importing MemoryConfig, making its layer and its settings look up no time zone; reading the time zone does", async () => {
   vi.resetModules()
   const original = Intl.DateTimeFormat
   const calls: Array<string> = []
@@ -17,6 +17,7 @@ it("importing MemoryConfig and making its layer look up no time zone; reading th
     assert.deepStrictEqual(calls, [], "no time zone looked up at import, nor when the layer is made")
     const settings = Effect.runSync(Effect.provide(MemoryConfig.MemoryConfig, layer))
     assert.strictEqual(settings.memoryMax, 40)
+    assert.deepStrictEqual(calls, [], "nor when the settings are made, nor when another setting is read")
     assert.strictEqual(settings.timeZone, original().resolvedOptions().timeZone)
     assert.isAbove(calls.length, 0)
   } finally {

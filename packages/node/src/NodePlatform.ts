@@ -12,7 +12,6 @@
  */
 import { Platform } from "@mneme/review"
 import { Effect, Layer, PlatformError, Result } from "effect"
-import { createHash } from "node:crypto"
 import {
   type BigIntStats,
   closeSync,
@@ -159,7 +158,8 @@ export const layer: Layer.Layer<Platform.Platform> = Layer.sync(Platform.Platfor
   processId: process.pid,
   hostName: hostname(),
   isAlive: (pid) => (Number.isSafeInteger(pid) && pid > 0 ? isAlive(pid) : Effect.succeed(false)),
-  sha256: (text) => createHash("sha256").update(text, "utf8").digest("hex"),
+  // node:crypto is loaded by the first hash, not by every command as it starts.
+  sha256: (text) => process.getBuiltinModule("node:crypto").createHash("sha256").update(text, "utf8").digest("hex"),
   lstatAll,
   readFile,
   readPieces,

@@ -124,10 +124,8 @@ export const responseFormat = (mode: Structured): Record<string, unknown> =>
           }
         }
 
-const grouped = new Intl.NumberFormat("en-US")
-
 /** A duration in words: `120 s`, `0.3 s`. */
-const secondsOf = (duration: Duration.Duration) => `${grouped.format(Duration.toSeconds(duration))} s`
+const secondsOf = (duration: Duration.Duration) => `${Text.count(Duration.toSeconds(duration))} s`
 
 /** The field the output cap is sent in, with "auto" resolved for the server at `url`. */
 export const tokensField = (setting: MaxTokensField, url: string): "max_tokens" | "max_completion_tokens" =>
@@ -236,7 +234,7 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
     if (settings.contextWindow !== undefined && needed > settings.contextWindow) {
       return yield* aiError(
         new AiError.InvalidRequestError({
-          description: `the request does not fit the model's context window of ${grouped.format(settings.contextWindow)} tokens (${names.contextWindow}): it needs about ${grouped.format(needed)} (${grouped.format(characters)} characters / 3, plus ${grouped.format(outputTokensMax)} for the answer, ${names.outputTokensMax}); review fewer lines at a time, or raise ${names.contextWindow} if the server's window is larger`
+          description: `the request does not fit the model's context window of ${Text.count(settings.contextWindow)} tokens (${names.contextWindow}): it needs about ${Text.count(needed)} (${Text.count(characters)} characters / 3, plus ${Text.count(outputTokensMax)} for the answer, ${names.outputTokensMax}); review fewer lines at a time, or raise ${names.contextWindow} if the server's window is larger`
         })
       )
     }

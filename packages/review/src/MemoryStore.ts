@@ -192,14 +192,17 @@ const filesOf = (
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
   const settings = yield* MemoryConfig.MemoryConfig
-  const zone = yield* zoneOf(settings.timeZone)
+  // Looked up for the first date written, not when the store is made: a command that only reads never pays for it.
+  const zone = yield* Effect.cached(Effect.suspend(() => zoneOf(settings.timeZone)))
   /** Today's date as last worked out, and the second of the clock it was for (no zone moves midnight within one). */
   let dated: { readonly second: number; readonly date: string } | undefined
-  const today = Effect.map(Clock.currentTimeMillis, (millis) => {
+  const today = Effect.gen(function* () {
+    const millis = yield* Clock.currentTimeMillis
     const second = Math.floor(millis / 1000)
     if (dated?.second !== second) {
       const now = DateTime.makeUnsafe(millis)
-      dated = { second, date: DateTime.formatIsoDate(zone === undefined ? now : DateTime.setZone(now, zone)) }
+      const inZone = yield* zone
+      dated = { second, date: DateTime.formatIsoDate(inZone === undefined ? now : DateTime.setZone(now, inZone)) }
     }
     return dated.date
   })

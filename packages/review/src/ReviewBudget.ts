@@ -97,8 +97,6 @@ export const summary = (state: ReviewStateDocument, agentId: string, today: stri
   return { today: { calls, tokens }, week }
 }
 
-const grouped = new Intl.NumberFormat("en-US")
-
 /** Why `spent` is past `budget`, for people; `undefined` while it is within. */
 export const overBudget = (
   spent: Spent,
@@ -109,15 +107,15 @@ export const overBudget = (
   const tokens = budget?.tokens !== undefined && spent.tokens >= budget.tokens
   if (!calls && !tokens) return undefined
   const what = [
-    ...(calls ? [`${grouped.format(spent.calls)} of ${grouped.format(budget!.calls!)} model calls`] : []),
-    ...(tokens ? [`${grouped.format(spent.tokens)} of ${grouped.format(budget!.tokens!)} tokens`] : [])
+    ...(calls ? [`${Text.count(spent.calls)} of ${Text.count(budget!.calls!)} model calls`] : []),
+    ...(tokens ? [`${Text.count(spent.tokens)} of ${Text.count(budget!.tokens!)} tokens`] : [])
   ].join(" and ")
   return `the agent's review budget for ${day} is spent (${what}): its reviews wait for the next day, or a person's review`
 }
 
 /** A budget figure for people: `spent/limit`, or `spent` where there is no limit. */
 const shown = (spent: number, limit: number | undefined): string =>
-  limit === undefined ? grouped.format(spent) : `${grouped.format(spent)}/${grouped.format(limit)}`
+  limit === undefined ? Text.count(spent) : `${Text.count(spent)}/${Text.count(limit)}`
 
 /**
  * What `days` days' reviews spent for people, against `days` times the budget per day where there is one:

@@ -72,6 +72,30 @@ const notText = new Uint8Array([0x23, 0x20, 0x4d, 0x0a, 0x2d, 0x20, 0xc3, 0x28, 
 const test = <A, E>(name: string, body: () => Effect.Effect<A, E, FileSystem.FileSystem | Path.Path | Scope.Scope>) =>
   it.effect(name, () => TestClock.setTime(noon).pipe(Effect.andThen(body), Effect.provide(NodeServices.layer)))
 
+describe("the time zone", () => {
+  test("a store that only reads never looks the time zone up; the first date written does, once", () =>
+    Effect.gen(function* () {
+      const root = yield* tempRoot
+      let lookups = 0
+      const settings = Object.defineProperty({ ...testSettings }, "timeZone", {
+        enumerable: true,
+        get: () => (lookups++, "UTC")
+      }) as Partial<MemoryConfig.Settings>
+      const use = <A, E>(body: (store: Store) => Effect.Effect<A, E>) =>
+        MemoryStore.MemoryStore.use(body).pipe(Effect.provide(storeLayer(root, { settings })))
+      yield* use((store) => store.load(own))
+      assert.strictEqual(lookups, 0)
+      yield* use((store) =>
+        Effect.andThen(
+          store.add({ scope: own, text: "first", actor: "t" }),
+          store.add({ scope: own, text: "second", actor: "t" })
+        )
+      )
+      assert.strictEqual(lookups, 1)
+      assert.deepStrictEqual(entryTexts(yield* use((store) => store.load(own))), ["first", "second"])
+    }))
+})
+
 describe("scopes and paths on disk", () => {
   test("an agent id that is not a safe name gets a slug and a hash for its folder, and stays in the root", () =>
     Effect.gen(function* () {

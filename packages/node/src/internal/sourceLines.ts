@@ -8,7 +8,7 @@
 import { MemoryConfig, type Lines, type TranscriptError } from "@mneme/core"
 import { Transcript } from "@mneme/review"
 import { Effect, FileSystem, Option, Path, Result, type Scope, Stream } from "effect"
-import * as FileTranscript from "../FileTranscript.ts"
+import type * as FileTranscript from "../FileTranscript.ts"
 
 /** One anchor of a source: as written, and the transcript and line it names where it reads as `<name> #<seq>`. */
 export interface Anchor {
@@ -37,14 +37,14 @@ export const anchorsOf = (source: string): ReadonlyArray<Anchor> =>
  * The JSONL transcripts of `dir` (not its sub-folders), by name: each file's base name without `.jsonl`. A name that
  * cannot be looked at (a dangling link) is left out; a folder that cannot be listed fails.
  */
-const transcriptsIn = Effect.fnUntraced(function* (dir: string) {
+const transcriptsIn = Effect.fnUntraced(function* (dir: string, labelOf: typeof FileTranscript.labelOf) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const files = new Map<string, string>()
   for (const name of (yield* fs.readDirectory(dir)).filter((name) => name.endsWith(".jsonl")).sort()) {
     const file = path.resolve(dir, name)
     const info = yield* Effect.option(fs.stat(file))
-    if (Option.isSome(info) && info.value.type === "File") files.set(FileTranscript.labelOf(path, file), file)
+    if (Option.isSome(info) && info.value.type === "File") files.set(labelOf(path, file), file)
   }
   return files as ReadonlyMap<string, string>
 })
@@ -94,14 +94,16 @@ export interface Reader {
  * the files stay open for the scope `find` runs in.
  */
 export const reader = Effect.fnUntraced(function* (dir: string) {
-  const files = yield* transcriptsIn(dir)
+  // Loaded here, not with the module: `mneme show` without `--sources` reads no transcript.
+  const Transcripts = yield* Effect.promise(() => import("../FileTranscript.ts"))
+  const files = yield* transcriptsIn(dir, Transcripts.labelOf)
   const opened = new Map<string, Result.Result<FileTranscript.Source, TranscriptError>>()
   /** The transcript file, opened once (one find at a time: the first to ask opens it). */
   const open = (file: string) => {
     const known = opened.get(file)
     return known !== undefined
       ? Effect.fromResult(known)
-      : FileTranscript.open(file, MemoryConfig.defaults).pipe(
+      : Transcripts.open(file, MemoryConfig.defaults).pipe(
           Effect.result,
           Effect.tap((result) => Effect.sync(() => opened.set(file, result))),
           Effect.flatMap(Effect.fromResult)
