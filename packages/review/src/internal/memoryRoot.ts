@@ -803,6 +803,23 @@ export const make = Effect.fnUntraced(function* (options: Options) {
           )
         )
       })
+    ).pipe(
+      // A commit that failed while a link stood on the path of one of its files failed because of that link (its
+      // steps run at once, so the step that met the link first may have failed for want of what the link hid): it
+      // is refused as every write through a link is, naming the link.
+      Effect.catchTag("StorageError", (error) =>
+        error.reason._tag === "OutsideRoot"
+          ? Effect.fail(error)
+          : Effect.flatMap(
+              Effect.forEach(writes, (write) => Effect.result(Paths.resolve(looker, real, write.file))),
+              (checks) => {
+                const link = checks.find(
+                  (check) => Result.isFailure(check) && check.failure.reason._tag === "OutsideRoot"
+                )
+                return Effect.fail(link !== undefined && Result.isFailure(link) ? link.failure : error)
+              }
+            )
+      )
     )
   })
 
