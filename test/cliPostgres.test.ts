@@ -7,35 +7,12 @@
  * that never shows the password; and what cannot work on Postgres says so. These tests fail, never skip, without
  * Postgres.
  */
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assertFailure, mneme, mnemeIn, review, type Run, scratch } from "./cliKit.ts"
 import { ok as toolOk, stdio } from "./mcpKit.ts"
-
-/** Runs `statement` on the test database with psql; its output. */
-const psql = (statement: string) => {
-  const result = spawnSync(
-    "psql",
-    ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-d", "test", "-v", "ON_ERROR_STOP=1", "-Atc", statement],
-    { encoding: "utf8" }
-  )
-  assert.strictEqual(result.status, 0, result.stderr)
-  return result.stdout
-}
-
-const schemas: Array<string> = []
-/** A Postgres root in a new schema of the test database, dropped after the test: its `--memory` URL. */
-const freshRoot = (scheme = "postgres") => {
-  const schema = `mneme_cli_${randomUUID().replaceAll("-", "")}`
-  schemas.push(schema)
-  return { schema, url: `${scheme}://postgres@127.0.0.1:5432/test?schema=${schema}` }
-}
-afterEach(() => {
-  for (const schema of schemas.splice(0)) psql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-})
+import { freshRoot, psql } from "./postgresKit.ts"
 
 /** A run that succeeded with nothing on stderr; its stdout. */
 const ok = (run: Run): string => {

@@ -4,12 +4,11 @@
  * cannot bring the text back. Over a memory folder, and over Postgres (127.0.0.1:5432, database `test`), where every row
  * of the root's schema is read back with psql.
  */
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assertFailure, files, mneme, mnemeIn, ownMemory, type Run, scratch } from "./cliKit.ts"
+import { freshRoot, psql } from "./postgresKit.ts"
 
 /** A run that succeeded with nothing on stderr; its stdout. */
 const ok = (run: Run): string => {
@@ -87,22 +86,6 @@ describe("forgetting that erases (issue 27 item 3)", () => {
   })
 })
 
-/** Runs `statement` on the test database with psql; its output. */
-const psql = (statement: string) => {
-  const result = spawnSync(
-    "psql",
-    ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-d", "test", "-v", "ON_ERROR_STOP=1", "-Atc", statement],
-    { encoding: "utf8" }
-  )
-  assert.strictEqual(result.status, 0, result.stderr)
-  return result.stdout
-}
-
-const schemas: Array<string> = []
-afterEach(() => {
-  for (const schema of schemas.splice(0)) psql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-})
-
 /** Every row of every table of `schema`, as text. */
 const rowsOf = (schema: string) =>
   psql(`SELECT table_name FROM information_schema.tables WHERE table_schema = '${schema}'`)
@@ -113,9 +96,7 @@ const rowsOf = (schema: string) =>
 
 describe("forgetting that erases over Postgres (issue 27 item 3)", () => {
   it("forget --purge leaves the text in no row of the schema, and undo says it cannot bring it back", () => {
-    const schema = `mneme_cli_${randomUUID().replaceAll("-", "")}`
-    schemas.push(schema)
-    const url = `postgres://postgres@127.0.0.1:5432/test?schema=${schema}`
+    const { schema, url } = freshRoot()
     const run = (...args: ReadonlyArray<string>) => mneme([...args, "--memory", url])
     ok(run("remember", "The user likes jasmine tea"))
     ok(run("edit", "jasmine", "The user likes jasmine tea daily"))
