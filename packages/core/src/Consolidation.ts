@@ -35,6 +35,9 @@ export const ChangeSchema = Schema.Union([Answer.ChangeSchema, MoveSchema]).anno
 /** A consolidation's answer. */
 export const AnswerSchema = Schema.Struct({ changes: Schema.Array(ChangeSchema) })
 
+/** A consolidation's answer as a JSON Schema document, for providers that constrain the answer by a schema. */
+export const jsonSchema = Schema.toJsonSchemaDocument(AnswerSchema)
+
 /** One change of a consolidation's answer. */
 export type Change = typeof ChangeSchema.Type
 

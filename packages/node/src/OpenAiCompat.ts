@@ -7,7 +7,7 @@
  * fix, naming each setting the way the person gave it (an environment variable or a flag). The API key is kept
  * `Redacted` and scrubbed from any server text an error repeats.
  */
-import { Answer, MemoryConfig, Text } from "@mneme/core"
+import { Answer, Consolidation, MemoryConfig, Text } from "@mneme/core"
 import { ReviewModel } from "@mneme/review"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
@@ -111,8 +111,11 @@ export const config: Config.Config<Settings> = Config.all({
   structured: Config.Literals(structuredModes, "MNEME_STRUCTURED").pipe(Config.withDefault("off" as const))
 })
 
-/** The `response_format` field of a request, for a structured-output mode. */
-export const responseFormat = (mode: Structured): Record<string, unknown> =>
+/**
+ * The `response_format` field of a request, for a structured-output mode and the answer the call asks for: with
+ * "json_schema", a review's answer schema or a consolidation's (which adds `move`).
+ */
+export const responseFormat = (mode: Structured, answer: ReviewModel.AnswerKind = "review"): Record<string, unknown> =>
   mode === "off"
     ? {}
     : mode === "json_object"
@@ -120,7 +123,10 @@ export const responseFormat = (mode: Structured): Record<string, unknown> =>
       : {
           response_format: {
             type: "json_schema",
-            json_schema: { name: "mneme_answer", schema: Answer.jsonSchema.schema, strict: false }
+            json_schema:
+              answer === "review"
+                ? { name: "mneme_answer", schema: Answer.jsonSchema.schema, strict: false }
+                : { name: "mneme_consolidation", schema: Consolidation.jsonSchema.schema, strict: false }
           }
         }
 
@@ -154,7 +160,6 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
       : reasoning === "template-off"
         ? { chat_template_kwargs: { enable_thinking: false } }
         : { reasoning_effort: reasoning }),
-    ...responseFormat(structured),
     stream: false
   }
 
@@ -241,7 +246,11 @@ export const make = Effect.fnUntraced(function* (settings: Settings) {
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.acceptJson,
       key === undefined ? (request) => request : HttpClientRequest.bearerToken(key),
-      HttpClientRequest.bodyJsonUnsafe({ ...body, messages })
+      HttpClientRequest.bodyJsonUnsafe({
+        ...body,
+        ...responseFormat(structured, ReviewModel.answerKindOf(options.prompt)),
+        messages
+      })
     )
     const completion = yield* attempt(request).pipe(
       Effect.retry(retry),

@@ -1,5 +1,5 @@
 import { assert, it } from "@effect/vitest"
-import { Answer } from "@mneme/core"
+import { Answer, Consolidation } from "@mneme/core"
 import { OpenAiCompat } from "@mneme/node"
 import { ReviewModel } from "@mneme/review"
 import { Cause, Clock, ConfigProvider, Duration, Effect, Fiber, Layer, Logger, Redacted, References } from "effect"
@@ -74,7 +74,7 @@ const settings = (more: Partial<OpenAiCompat.Settings> = {}): OpenAiCompat.Setti
 const generate = (
   client: ReturnType<typeof testClient>,
   options: OpenAiCompat.Settings = settings(),
-  input = { system: "SYSTEM TEXT", request: "REQUEST TEXT" }
+  input: ReviewModel.Request = { system: "SYSTEM TEXT", request: "REQUEST TEXT" }
 ) =>
   ReviewModel.ReviewModel.use((model) => model.generate(input)).pipe(
     Effect.provide(OpenAiCompat.layerReviewModelWith(options).pipe(Layer.provide(client.layer)))
@@ -180,6 +180,33 @@ it.effect("structured output sends the answer's JSON Schema (the one Answer.pars
       ["integer", "string", "array"]
     )
     assert.strictEqual(sent[1].properties.from.anyOf[2].minItems, 1)
+  })
+)
+
+it.effect("a consolidation's call sends the consolidation's schema, which has move; a review's never has it", () =>
+  Effect.gen(function* () {
+    const client = testClient(completion('{"changes":[]}'))
+    const json = settings({ structured: "json_schema" })
+    yield* generate(client, json, { system: "S", request: "R", answer: "consolidation" })
+    yield* generate(client, json, { system: "S", request: "R", answer: "review" })
+    const [consolidation, review] = client.hits.map(
+      (hit) => (hit.body as { response_format: { json_schema: { name: string; schema: unknown } } }).response_format
+    )
+    const opsOf = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema)).properties.changes.items.anyOf.flatMap(
+        (change: {
+          anyOf?: Array<{ properties: { op: { enum: Array<string> } } }>
+          properties?: { op: { enum: Array<string> } }
+        }) =>
+          change.anyOf === undefined
+            ? [change.properties!.op.enum[0]]
+            : change.anyOf.map((inner) => inner.properties.op.enum[0])
+      )
+    assert.strictEqual(consolidation!.json_schema.name, "mneme_consolidation")
+    assert.deepStrictEqual(consolidation!.json_schema.schema, Consolidation.jsonSchema.schema)
+    assert.deepStrictEqual(opsOf(consolidation!.json_schema.schema), ["add", "edit", "remove", "move"])
+    assert.strictEqual(review!.json_schema.name, "mneme_answer")
+    assert.deepStrictEqual(opsOf(review!.json_schema.schema), ["add", "edit", "remove"])
   })
 )
 

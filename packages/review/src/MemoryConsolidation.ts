@@ -128,7 +128,7 @@ export const consolidate = Effect.fnUntraced(function* (
     },
     settings
   )
-  const answer = yield* model.generate({ system: Consolidation.system, request })
+  const answer = yield* model.generate({ system: Consolidation.system, request, answer: "consolidation" })
   const vetted = yield* Effect.flatMap(Consolidation.parse(answer.text), (changes) =>
     Consolidation.vet(changes, entries.length, settings)
   )

@@ -5,10 +5,11 @@
  * usage.
  */
 import { MemoryConfig, ModelError } from "@mneme/core"
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 // By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 
 /** Tokens one call used, as far as the provider reports them. */
@@ -17,10 +18,28 @@ export interface Usage {
   readonly outputTokens?: number
 }
 
-/** What one call sends: the system text and the request text. */
+/**
+ * Which answer a call asks for: a review's (`Answer`) or a consolidation's, which has one more change, `move`
+ * (`Consolidation`). A provider that constrains the answer by a schema sends the one it names.
+ */
+export type AnswerKind = "review" | "consolidation"
+
+/** What one call sends: the system text, the request text and, when not a review's, the answer it asks for. */
 export interface Request {
   readonly system: string
   readonly request: string
+  readonly answer?: AnswerKind
+}
+
+const isConsolidationMark = Schema.is(Schema.Struct({ answer: Schema.Literal("consolidation") }))
+
+/**
+ * The answer a prompt asks for, as `fromLanguageModel` marks it on the prompt's system message (under the provider
+ * options' `mneme` key) for providers that read it; a prompt without the mark asks for a review's.
+ */
+export const answerKindOf = (prompt: Prompt.Prompt): AnswerKind => {
+  const first = prompt.content[0]
+  return first?.role === "system" && isConsolidationMark(first.options["mneme"]) ? "consolidation" : "review"
 }
 
 /** What one call gives back. */
@@ -52,7 +71,11 @@ export const fromLanguageModel: Layer.Layer<ReviewModel, never, LanguageModel.La
       const response = yield* model
         .generateText({
           prompt: [
-            { role: "system", content: input.system },
+            {
+              role: "system",
+              content: input.system,
+              options: { mneme: { answer: input.answer ?? "review" } }
+            },
             { role: "user", content: input.request }
           ]
         })
