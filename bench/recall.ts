@@ -57,27 +57,12 @@ const decodeTurns = Schema.decodeUnknownSync(Schema.Array(Turn))
 const decodeConversation = Schema.decodeUnknownSync(Conversation)
 const decodeRecalled = Schema.decodeUnknownSync(MemoryTools.RecallResult)
 
-const months = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december"
-]
-
 /** A session's date (`1:56 pm on 8 May, 2023`) as `YYYY-MM-DD`. */
 const dateOf = (written: string): string => {
   const match = /(\d{1,2}) ([A-Za-z]+),? (\d{4})/.exec(written)
-  const month = match === null ? -1 : months.indexOf(match[2]!.toLowerCase())
-  if (match === null || month < 0) throw new Error(`locomo: a session date that is not a date: ${written}`)
-  return `${match[3]}-${String(month + 1).padStart(2, "0")}-${match[1]!.padStart(2, "0")}`
+  const day = match === null ? Number.NaN : Date.parse(`${match[1]} ${match[2]} ${match[3]} UTC`)
+  if (Number.isNaN(day)) throw new Error(`locomo: a session date that is not a date: ${written}`)
+  return new Date(day).toISOString().slice(0, 10)
 }
 
 /** A session: its number, date, and turns as entry texts with their dia ids. */
