@@ -4,13 +4,67 @@
  * when that command runs. A few files, minified, start in a fraction of the time Node takes to load the same code as
  * its hundreds of modules (`pnpm bench cli` measures it). Names are kept, so a stack trace (`--verbose`) still reads.
  */
-import { defineConfig } from "rolldown"
+import { defineConfig, type Plugin } from "rolldown"
+
+/**
+ * effect's help formatter makes an `Intl.Segmenter` when its module loads, for help text only; the first segmenter a
+ * process makes costs it some 10–20 ms (ICU's data), so in the bundle it is made on first use instead. The build
+ * fails if effect's code no longer reads as expected, rather than leave the cost in unnoticed.
+ */
+const lazySegmenter: Plugin = {
+  name: "mneme-lazy-segmenter",
+  transform: {
+    filter: { id: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ },
+    handler(code, id) {
+      const made = /const graphemeSegmenter = \/\*#__PURE__\*\/\s*new Intl\.Segmenter\(([^)]*)\);/
+      if (!made.test(code)) throw new Error(`${id}: its Intl.Segmenter is not where the build expects it`)
+      return code.replace(
+        made,
+        (_, options: string) =>
+          `let graphemeSegmenterMade;\n` +
+          `const graphemeSegmenter = { segment: (text) => (graphemeSegmenterMade ??= new Intl.Segmenter(${options})).segment(text) };`
+      )
+    }
+  }
+}
+
+/** Node's modules that take milliseconds to load and that a command needs only for some of its work. */
+const costlyBuiltins = new Set(["node:child_process", "node:crypto", "node:readline"])
+
+const builtinImport = /^import (?:\* as (\w+)|\{([^}]*)\}) from "(node:[\w/]+)";?$/gm
+
+/**
+ * Node's own modules as effect's Node services and this workspace's modules take them, by `process.getBuiltinModule`
+ * instead of an import: an import of a Node module builds its module namespace, which loads every part of it that
+ * Node loads on first use (all of `node:fs`'s promises, streams and watchers; all of `node:crypto`'s web crypto). The
+ * costly ones (`costlyBuiltins`), imported whole, are loaded on first use: the child-process spawner, the terminal's
+ * line reader and the temporary file's random name each load theirs only when a command uses them.
+ */
+const builtinsOnUse: Plugin = {
+  name: "mneme-builtins-on-use",
+  transform: {
+    filter: {
+      id: /[\\/](?:effect|@effect[\\/]platform-node(?:-shared)?)[\\/]dist[\\/]|[\\/]packages[\\/]\w+[\\/]dist[\\/]/
+    },
+    handler(code) {
+      if (!code.includes('from "node:')) return null
+      return code.replace(builtinImport, (_, whole: string | undefined, names: string | undefined, module: string) => {
+        const loaded = `process.getBuiltinModule(${JSON.stringify(module)})`
+        if (whole === undefined) return `const {${names!.replaceAll(" as ", ": ")}} = ${loaded};`
+        return costlyBuiltins.has(module)
+          ? `const ${whole} = /* @__PURE__ */ new Proxy({}, { get: (_, key) => ${loaded}[key] });`
+          : `const ${whole} = ${loaded};`
+      })
+    }
+  }
+}
 
 export default defineConfig({
   input: { mneme: "dist/bin.js" },
   platform: "node",
   // The Postgres backend is an optional peer: loaded on demand from the host's own install, never part of the bundle.
   external: ["@mneme/sql"],
+  plugins: [lazySegmenter, builtinsOnUse],
   // This package's modules only define things when loaded (the entry alone runs), so a module none of whose exports a
   // chunk uses is left out of it: the commands' modules, which Cli.ts re-exports from, stay in chunks of their own.
   treeshake: { moduleSideEffects: [{ test: /packages[\\/]node[\\/]dist[\\/](?!bin\.js$)/, sideEffects: false }] },
