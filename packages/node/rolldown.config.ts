@@ -59,21 +59,84 @@ const builtinsOnUse: Plugin = {
   }
 }
 
+/** The packages the bundle imports from the install around it: the optional peer that holds the Postgres backend. */
+const outside = ["@mneme/sql"]
+
+/**
+ * The bundle's files are scripts that bin/mneme.js compiles itself, where an `import()` needs an experimental part of
+ * Node: an import of a package from outside is made by bin/mneme.js instead, through `importOutside`, which it gives
+ * every file beside `require`. The build fails if there is no such import to change, rather than bundle one unseen.
+ */
+const importsOutside = (): Plugin => {
+  const changed = new Set<string>()
+  return {
+    name: "mneme-imports-outside",
+    transform: {
+      filter: { id: /[\\/]packages[\\/]node[\\/]dist[\\/]/ },
+      handler(code) {
+        let text = code
+        for (const name of outside) {
+          const imported = `import(${JSON.stringify(name)})`
+          if (text.includes(imported)) changed.add(name)
+          text = text.replaceAll(imported, `importOutside(${JSON.stringify(name)})`)
+        }
+        return text === code ? null : text
+      }
+    },
+    buildEnd() {
+      const unseen = outside.filter((name) => !changed.has(name))
+      if (unseen.length > 0)
+        throw new Error(`no import() of ${unseen.join(", ")} was found to make through bin/mneme.js`)
+    }
+  }
+}
+
+/**
+ * @effect/platform-node loads undici through a module of its own that re-exports all of undici, a CommonJS package;
+ * in scripts the bundle gives that module's default alone. It loads undici itself instead, which gives its exports as
+ * the module did. The build fails if platform-node no longer loads undici that way.
+ */
+const undiciWhole = (): Plugin => {
+  let changed = 0
+  return {
+    name: "mneme-undici-whole",
+    transform: {
+      filter: { id: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]\w+\.js$/ },
+      handler(code) {
+        if (!code.includes('import("./Undici.js")')) return null
+        changed++
+        return code.replaceAll('import("./Undici.js")', 'import("undici")')
+      }
+    },
+    buildEnd() {
+      if (changed === 0) throw new Error('@effect/platform-node no longer loads undici by import("./Undici.js")')
+    }
+  }
+}
+
 export default defineConfig({
   input: { mneme: "dist/bin.js" },
   platform: "node",
   // The Postgres backend is an optional peer: loaded on demand from the host's own install, never part of the bundle.
-  external: ["@mneme/sql"],
-  plugins: [lazySegmenter, builtinsOnUse],
+  external: outside,
+  plugins: [lazySegmenter, builtinsOnUse, importsOutside(), undiciWhole()],
+  // effect reads `import.meta?.env` where there is one; a script has none, as Node's modules have no `env` there.
+  onLog: (level, log, handler) => {
+    if (log.code === "EMPTY_IMPORT_META" && /[\\/]effect[\\/]dist[\\/]ConfigProvider\.js$/.test(log.id ?? "")) return
+    handler(level, log)
+  },
   // This package's modules only define things when loaded (the entry alone runs), so a module none of whose exports a
   // chunk uses is left out of it: the commands' modules, which Cli.ts re-exports from, stay in chunks of their own.
   treeshake: { moduleSideEffects: [{ test: /packages[\\/]node[\\/]dist[\\/](?!bin\.js$)/, sideEffects: false }] },
   output: {
     dir: "dist/cli",
     cleanDir: true,
-    format: "esm",
+    // Scripts, which bin/mneme.js compiles itself so as to keep each one's code from run to run (see there).
+    format: "cjs",
+    // Source text V8 keeps as one byte a character, read and compiled faster than text with a character past ASCII.
+    charset: "ascii",
     minify: { compress: true, mangle: false, codegen: true },
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js"
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "[name]-[hash].cjs"
   }
 })
