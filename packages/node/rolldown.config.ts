@@ -1,8 +1,10 @@
 /**
  * The bundled `mneme` command in dist/cli/, which bin/mneme.js runs: built by `pnpm build` from the compiled
- * dist/bin.js, with effect and the workspace's packages in it (but @mneme/sql, an optional peer loaded on demand), each command in a chunk of its own that is loaded only
- * when that command runs. A few files, minified, start in a fraction of the time Node takes to load the same code as
- * its hundreds of modules (`pnpm bench cli` measures it). Names are kept, so a stack trace (`--verbose`) still reads.
+ * dist/bin.js, with effect and the workspace's packages in it (but @mneme/sql, an optional peer loaded on demand),
+ * each command in a chunk of its own that is loaded only when that command runs. A few scripts, minified, start in a
+ * fraction of the time Node takes to load the same code as its hundreds of modules, and bin/mneme.js keeps V8's code
+ * for them from run to run (`pnpm bench cli` measures both). Names are kept, so a stack trace (`--verbose`) still
+ * reads. The plugins below keep what a command needs only sometimes from being made or loaded as it starts.
  */
 import { defineConfig, type Plugin } from "rolldown"
 
