@@ -143,5 +143,14 @@ describe("the code bin/mneme.js keeps from run to run", () => {
     assert.strictEqual(run.code, 0, run.stderr)
     assert.include(run.stdout, "Dana drinks oolong tea")
     assert.deepStrictEqual(keptUnder(mine), new Map())
+
+    // Its own folder kept to this user, but in one where others could rename it.
+    chmodSync(mine, 0o700)
+    chmodSync(base, 0o777)
+    const again = mneme(["show", "--memory", memory], { NODE_COMPILE_CACHE: base })
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.include(again.stdout, "Dana drinks oolong tea")
+    assert.deepStrictEqual(keptUnder(mine), new Map())
+    chmodSync(base, 0o700)
   })
 })

@@ -48,9 +48,14 @@ const keptIn = () => {
   const folder = path.join(mine, hashOf(bundle), command)
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
-    // Code from this folder is run: it must be a folder of this user's that no one else can write to.
-    const stats = fs.lstatSync(mine)
-    if (!stats.isDirectory() || (user !== undefined && (stats.uid !== user || (stats.mode & 0o022) !== 0))) {
+    // Code from this folder is run: it must be a folder of this user's that no one else can write to, in a folder no
+    // one else can rename it in (one of this user's or the system's, or one whose sticky bit keeps others' names).
+    const own = fs.lstatSync(mine)
+    const around = fs.statSync(base)
+    const ours = (stats) => stats.uid === user || stats.uid === 0
+    if (!own.isDirectory()) return undefined
+    if (user !== undefined && (own.uid !== user || (own.mode & 0o022) !== 0)) return undefined
+    if (user !== undefined && !(ours(around) && ((around.mode & 0o022) === 0 || (around.mode & 0o1000) !== 0))) {
       return undefined
     }
     return folder
