@@ -4,8 +4,9 @@
  * taken in turns with `node -e 0` (the baseline: what starting Node alone takes on this machine right now), so a
  * change in the machine's load falls on both alike. A busy machine still stretches a longer process more than
  * `node -e 0`: each note gives the load average, and the goals are for a quiet machine: `--version` within 2× of the
- * baseline, `show` within 3.5×. Beside them, for what each way in pays: `show` without Node's compile cache, and
- * over the unbundled modules `tsc` writes. The suite builds the command first.
+ * baseline, `show` within 3.5×. Beside them, for what each way in pays: `show` without the code kept from earlier
+ * runs (NODE_DISABLE_COMPILE_CACHE=1: neither V8's code bin/mneme.js keeps nor Node's compile cache), and over the
+ * unbundled modules `tsc` writes (Node's compile cache on). The suite builds the command first.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -52,7 +53,7 @@ export const suite: Suite = async () => {
   const scratch = mkdtempSync(join(tmpdir(), "mneme-bench-cli-"))
   try {
     const bin = join(pkg, "bin/mneme.js")
-    // The compile cache where the command keeps it, filled by the set-up below, as it is after a person's first run.
+    // The code the command keeps where it keeps it, made by the first run of each way, as after a person's first run.
     const env = { ...process.env, NO_COLOR: "1" }
     const mneme = (name: string, args: ReadonlyArray<string>, extra?: Record<string, string>): Way => ({
       name,
@@ -68,13 +69,11 @@ export const suite: Suite = async () => {
       {
         way: mneme("mneme show (3 entries)", ["show", "--memory", "memory"]),
         goal: 3.5,
-        note: "the bundle, the show command's chunk only, compile cache on"
+        note: "the bundle's scripts, the show command's chunk only, V8's code kept from earlier runs"
       },
       {
-        way: mneme("mneme show, no compile cache", ["show", "--memory", "memory"], {
-          NODE_DISABLE_COMPILE_CACHE: "1"
-        }),
-        note: "what the compile cache saves"
+        way: mneme("mneme show, no kept code", ["show", "--memory", "memory"], { NODE_DISABLE_COMPILE_CACHE: "1" }),
+        note: "what the code kept from earlier runs saves"
       },
       {
         way: { name: "mneme show, unbundled", args: [join(pkg, "dist/bin.js"), "show", "--memory", "memory"] },

@@ -2,10 +2,11 @@
  * The command starts at once without changing what it does: `--version` is answered before the parser is loaded,
  * and a command line that names its command loads that command alone; each prints what the parser with every command
  * loaded prints (a command line the quick ways leave alone is the measure: `--verbose` before `--version`,
- * `--log-level` before the command). How fast it starts, `pnpm bench cli` measures.
+ * `--log-level` before the command); with the code bin/mneme.js keeps from an earlier run, or none, or some it
+ * cannot use, it does the same. How fast it starts, `pnpm bench cli` measures.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { mneme, mnemeIn, scratch } from "./cliKit.ts"
 
@@ -68,5 +69,88 @@ describe("a command line that names its command loads that command alone", () =>
     for (const args of commandLines) {
       assert.deepStrictEqual(run(alone, args), run(all, ["--log-level", "none", ...args]), args.join(" "))
     }
+  })
+})
+
+describe("the code bin/mneme.js keeps from run to run", () => {
+  /** The files of kept code under `base` (NODE_COMPILE_CACHE), each with its bytes. */
+  const keptUnder = (base: string): Map<string, Buffer> => {
+    const files = new Map<string, Buffer>()
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name)
+        if (entry.isDirectory()) walk(path)
+        else files.set(path.slice(base.length), readFileSync(path))
+      }
+    }
+    walk(base)
+    return files
+  }
+
+  it("is kept per command after a run, and used, remade where damaged, or left off, without changing the output", () => {
+    const { dir } = scratch()
+    const memory = join(dir, "memory")
+    const base = join(dir, "cache")
+    assert.strictEqual(
+      mneme(["remember", "Dana drinks oolong tea", "--memory", memory], { NODE_COMPILE_CACHE: base }).code,
+      0
+    )
+    const show = (env: Record<string, string>) => mneme(["show", "--memory", memory, "--json"], env)
+    const without = show({ NODE_DISABLE_COMPILE_CACHE: "1", NODE_COMPILE_CACHE: base })
+    assert.strictEqual(without.code, 0, without.stderr)
+    const before = keptUnder(base)
+    assert.isTrue([...before.keys()].some((file) => /[\\/]remember[\\/]main-[^/\\]+\.cjs\.\d+\.bin$/.test(file)))
+    assert.isFalse(
+      [...before.keys()].some((file) => /[\\/]show[\\/]/.test(file)),
+      "nothing is kept with it off"
+    )
+
+    assert.deepStrictEqual(show({ NODE_COMPILE_CACHE: base }), without, "the run that keeps it")
+    const kept = keptUnder(base)
+    const ofShow = [...kept.keys()].filter((file) => /[\\/]show[\\/]/.test(file))
+    assert.isTrue(
+      ofShow.some((file) => /[\\/]main-[^/\\]+\.cjs\.\d+\.bin$/.test(file)),
+      ofShow.join(", ")
+    )
+    assert.isTrue(
+      ofShow.some((file) => /[\\/]show-[^/\\]+\.cjs\.\d+\.bin$/.test(file)),
+      ofShow.join(", ")
+    )
+    assert.deepStrictEqual(show({ NODE_COMPILE_CACHE: base }), without, "a run over the kept code")
+    assert.deepStrictEqual(keptUnder(base), kept, "kept code that was used is left as it is")
+
+    // Damaged: V8 refuses it, the file is compiled afresh and its code kept again.
+    for (const file of ofShow) writeFileSync(join(base, file), "not V8's code")
+    assert.deepStrictEqual(show({ NODE_COMPILE_CACHE: base }), without, "a run over damaged kept code")
+    for (const file of ofShow) assert.notStrictEqual(readFileSync(join(base, file), "utf8"), "not V8's code", file)
+  })
+
+  it("is neither read nor written where others could write to its folder", () => {
+    const { dir } = scratch()
+    const memory = join(dir, "memory")
+    const base = join(dir, "cache")
+    assert.strictEqual(
+      mneme(["remember", "Dana drinks oolong tea", "--memory", memory], { NODE_COMPILE_CACHE: base }).code,
+      0
+    )
+    const [folder] = readdirSync(base)
+    const mine = join(base, folder!)
+    assert.strictEqual(statSync(mine).mode & 0o777, 0o700)
+    const [install] = readdirSync(mine)
+    rmSync(join(mine, install!), { recursive: true })
+    chmodSync(mine, 0o777)
+    const run = mneme(["show", "--memory", memory], { NODE_COMPILE_CACHE: base })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stdout, "Dana drinks oolong tea")
+    assert.deepStrictEqual(keptUnder(mine), new Map())
+
+    // Its own folder kept to this user, but in one where others could rename it.
+    chmodSync(mine, 0o700)
+    chmodSync(base, 0o777)
+    const again = mneme(["show", "--memory", memory], { NODE_COMPILE_CACHE: base })
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.include(again.stdout, "Dana drinks oolong tea")
+    assert.deepStrictEqual(keptUnder(mine), new Map())
+    chmodSync(base, 0o700)
   })
 })

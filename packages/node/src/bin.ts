@@ -18,7 +18,8 @@ const versionAsked = versionOutput(args, {
 if (versionAsked !== undefined) process.stdout.write(versionAsked)
 else {
   // Node's compile cache (in the system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off) spares the
-  // command compiling its code again on every run after the first.
+  // command compiling again on every run after the first the modules Node loads: all of them unbundled; bundled, those
+  // from outside the bundle (the Postgres backend), as bin/mneme.js keeps the code of the bundle's own.
   enableCompileCache()
   void import("./internal/cli/main.ts").then(({ main }) => main(args))
 }

@@ -65,7 +65,8 @@ const inRanges = (ranges: ReadonlyArray<number>, code: number): boolean => {
   return false
 }
 
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" })
+/** The segmenter into user-perceived characters, made on first use: making one costs a command's start milliseconds. */
+let graphemes: Intl.Segmenter | undefined
 
 /** `text` without its ANSI escape sequences (`ESC [ … final`), which take no column. */
 const withoutEscapes = (text: string): string => {
@@ -104,6 +105,7 @@ export const width = (text: string): number => {
   }
   if (ascii) return text.length
   let total = 0
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" })
   for (const { segment } of graphemes.segment(withoutEscapes(text))) total += graphemeWidth(segment)
   return total
 }
