@@ -106,7 +106,9 @@ describe("mneme approve", () => {
       journal.map((line) => [line.op, line.actor]),
       [
         ["add", "cli"],
-        ["add", "cli"]
+        ["approve", "cli"],
+        ["add", "cli"],
+        ["approve", "cli"]
       ]
     )
   })
@@ -144,7 +146,15 @@ describe("mneme reject", () => {
     )
     assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [fact])
     assert.strictEqual(memoryOf(memory, "agents/ada"), "")
-    assert.isFalse(existsSync(join(memory, "journal.jsonl")))
+    // The rejection is journaled, and nothing else.
+    const journal = readFileSync(join(memory, "journal.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { op: string; file: string; actor: string; before?: string })
+    assert.deepStrictEqual(
+      journal.map((line) => [line.op, line.file, line.actor, line.before]),
+      [["reject", "agents/ada/pending.json", "cli", order]]
+    )
   })
 })
 

@@ -171,6 +171,6 @@ export const reject = Command.make(
   { numbers: numbersArgument },
   Effect.fn("mneme.reject")(function* (input) {
     const held = yield* MemoryPending.MemoryPending
-    yield* decide(input.numbers, (scope, entries) => MemoryPending.reject(held, scope, entries))
+    yield* decide(input.numbers, (scope, entries) => MemoryPending.reject(held, scope, entries, "cli"))
   }, withPending)
 ).pipe(Command.withDescription("Drop the pending entries numbered N…, writing nothing to memory"))
