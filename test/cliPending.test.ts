@@ -2,8 +2,9 @@
  * `mneme pending`, `approve` and `reject` (issue 28): the entries a review holds for a person, the agent's own then
  * the team's, numbered; an approved entry is written to MEMORY.md through the store (vetted again, journaled) and
  * leaves the list, one the store refuses stays; a rejected one leaves the list and nothing is written; a number that
- * names no entry changes nothing. From end to end: `mneme review` holds what reads as an instruction and what another
- * speaker said, and a person approves one.
+ * names no entry changes nothing. Each hold, approval and rejection is journaled. From end to end: `mneme review` holds
+ * what reads as an instruction and what another speaker said, and a person approves one. (Over Postgres:
+ * cliPostgresPending.test.ts.)
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -71,11 +72,6 @@ describe("mneme pending", () => {
       ]
     )
     assert.strictEqual(json.pending[0]!.at, "2025-12-03T22:13:20.000Z")
-  })
-
-  it("refuses a Postgres memory, where no entry waits, with a usage error", () => {
-    const run = mneme(["pending", "--memory", "postgres://mneme@127.0.0.1:5432/test"])
-    assertFailure(run, 2, "entries waiting for a person are kept only in a memory folder")
   })
 
   it("says when nothing waits", () => {
