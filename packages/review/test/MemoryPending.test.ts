@@ -8,6 +8,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryEdit, Scope } from "@mneme/core"
 import { Effect, FileSystem, Layer, Option, Path } from "effect"
+import * as Journal from "../src/internal/journal.ts"
 import { MemoryStore } from "../src/MemoryStore.ts"
 import * as MemoryPending from "../src/MemoryPending.ts"
 import { MemoryRoot } from "../src/MemoryRoot.ts"
@@ -128,4 +129,40 @@ describe("the journal of the pending entries", () => {
       assert.deepStrictEqual(MemoryEdit.undoable(yield* store.journal({ scope })), [])
     }).pipe(Effect.provide(Testing.layer().pipe(Layer.provideMerge(NodeServices.layer))))
   )
+})
+
+describe("a journal with lines of the pending list", () => {
+  it("parses them beside the lines journals always held, old ones too", () => {
+    const text = [
+      {
+        version: 1,
+        time: 1,
+        op: "add",
+        scope: "agents/a1",
+        file: "agents/a1/MEMORY.md",
+        actor: "review",
+        after: "- x"
+      },
+      { version: 2, id: "a", time: 2, op: "hold", scope: "agents/a1", file: "agents/a1/pending.json", actor: "review" },
+      {
+        version: 2,
+        id: "b",
+        time: 3,
+        op: "approve",
+        scope: "team",
+        file: "team/pending.json",
+        actor: "cli",
+        before: "y"
+      },
+      { version: 2, id: "c", time: 4, op: "reject", scope: "team", file: "team/pending.json", actor: "person" }
+    ]
+      .map((line) => JSON.stringify(line) + "\n")
+      .join("")
+    const decoded = Journal.decode(text)
+    assert.deepStrictEqual(
+      decoded.lines.map((line) => line.op),
+      ["add", "hold", "approve", "reject"]
+    )
+    assert.deepStrictEqual(decoded.damaged, [])
+  })
 })
