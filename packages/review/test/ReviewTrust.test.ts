@@ -130,7 +130,7 @@ describe("a review's entries a person must approve", () => {
   )
 })
 
-/** The files backend's storage port alone, without its pending entries: a backend that keeps none (as Postgres). */
+/** The files backend's storage port alone, without its pending entries: a backend that keeps none (a host's own). */
 const rootWithoutPending = Layer.effect(
   MemoryRoot,
   Effect.gen(function* () {
