@@ -2,8 +2,9 @@
  * `mneme pending`, `approve` and `reject` (issue 28): the entries a review holds for a person, the agent's own then
  * the team's, numbered; an approved entry is written to MEMORY.md through the store (vetted again, journaled) and
  * leaves the list, one the store refuses stays; a rejected one leaves the list and nothing is written; a number that
- * names no entry changes nothing. From end to end: `mneme review` holds what reads as an instruction and what another
- * speaker said, and a person approves one.
+ * names no entry changes nothing. Each hold, approval and rejection is journaled. From end to end: `mneme review` holds
+ * what reads as an instruction and what another speaker said, and a person approves one. (Over Postgres:
+ * cliPostgresPending.test.ts.)
  */
 import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -73,11 +74,6 @@ describe("mneme pending", () => {
     assert.strictEqual(json.pending[0]!.at, "2025-12-03T22:13:20.000Z")
   })
 
-  it("refuses a Postgres memory, where no entry waits, with a usage error", () => {
-    const run = mneme(["pending", "--memory", "postgres://mneme@127.0.0.1:5432/test"])
-    assertFailure(run, 2, "entries waiting for a person are kept only in a memory folder")
-  })
-
   it("says when nothing waits", () => {
     const { memory } = scratch()
     mkdirSync(memory)
@@ -106,7 +102,9 @@ describe("mneme approve", () => {
       journal.map((line) => [line.op, line.actor]),
       [
         ["add", "cli"],
-        ["add", "cli"]
+        ["approve", "cli"],
+        ["add", "cli"],
+        ["approve", "cli"]
       ]
     )
   })
@@ -144,7 +142,15 @@ describe("mneme reject", () => {
     )
     assert.deepStrictEqual(pendingOf(memory, "agents/ada"), [fact])
     assert.strictEqual(memoryOf(memory, "agents/ada"), "")
-    assert.isFalse(existsSync(join(memory, "journal.jsonl")))
+    // The rejection is journaled, and nothing else.
+    const journal = readFileSync(join(memory, "journal.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { op: string; file: string; actor: string; before?: string })
+    assert.deepStrictEqual(
+      journal.map((line) => [line.op, line.file, line.actor, line.before]),
+      [["reject", "agents/ada/pending.json", "cli", order]]
+    )
   })
 })
 

@@ -2,7 +2,8 @@
  * The panel's list of entries waiting for a person (issue 28), in Debian's Chromium, headless, driven by
  * playwright-core against `mneme panel` on a temporary memory folder: the entries a review held are quoted with why
  * they wait; Approve writes one to MEMORY.md (through the store, journaled as a person's) and Reject drops one, each
- * taking it off the list; the section is gone once none waits. An entry decided elsewhere meanwhile is refused (409),
+ * taking it off the list; the section is gone once none waits; the journal shows each decision, and offers Undo only
+ * for the entry an approval wrote. An entry decided elsewhere meanwhile is refused (409),
  * nothing written.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -72,8 +73,14 @@ describe("mneme panel: the entries waiting for a person", () => {
     assert.deepStrictEqual(pendingOf(memory), [order])
     const journal = readFileSync(join(memory, "journal.jsonl"), "utf8").trim().split("\n")
     assert.deepStrictEqual(
-      journal.map((line) => (JSON.parse(line) as { actor: string }).actor),
-      ["person"]
+      journal.map((line) => {
+        const { op, actor } = JSON.parse(line) as { op: string; actor: string }
+        return [op, actor]
+      }),
+      [
+        ["add", "person"],
+        ["approve", "person"]
+      ]
     )
 
     await submit(page, "Reject", order)
@@ -81,6 +88,19 @@ describe("mneme panel: the entries waiting for a person", () => {
     assert.deepStrictEqual(pendingOf(memory), [])
     assert.notInclude(readFileSync(join(memory, "agents/ada/MEMORY.md"), "utf8"), "files.example")
     assert.strictEqual(await page.locator("#pending").count(), 0)
+
+    // The journal shows each decision, newest first; only the entry the approval wrote can be undone.
+    await Promise.all([page.waitForEvent("load"), page.goto(new URL("/journal?agent=ada", served.link).href)])
+    const changes = page.locator("tr.change")
+    assert.deepStrictEqual(await changes.evaluateAll((rows) => rows.map((row) => row.getAttribute("data-op"))), [
+      "reject",
+      "approve",
+      "add"
+    ])
+    assert.include(await changes.nth(0).textContent(), order)
+    assert.strictEqual(await changes.nth(0).getByRole("button", { name: "Undo" }).count(), 0)
+    assert.strictEqual(await changes.nth(1).getByRole("button", { name: "Undo" }).count(), 0)
+    assert.strictEqual(await changes.nth(2).getByRole("button", { name: "Undo" }).count(), 1)
     await context.close()
   })
 })

@@ -99,13 +99,44 @@ export const label = (line: Line, agentName: string): string => {
 /**
  * A group conversation's line as one member agent's review sees it (docs/spec.md 4.7): in a group log an agent's line names the
  * agent by id (`who: "agent", name: <agentId>`); the member's own lines become its `agent` lines, another member's
- * become `other` lines with that agent's name (`nameOf`), and the people's and anyone else's stay as they are.
+ * become `other` lines with that agent's name (`nameOf`), and the people's and anyone else's stay as they are. A line
+ * given as a person's whose name is a member agent's (`memberNamed`: its id, by id or name; a chat format gives
+ * another agent's message so) is that member's line too: another member's words are never the user's.
  */
-export const asSeenBy = (line: Line, member: string, nameOf: (agentId: string) => string): Line => {
-  if (line.who !== "agent") return line
+export const asSeenBy = (
+  line: Line,
+  member: string,
+  nameOf: (agentId: string) => string,
+  memberNamed: (name: string) => string | undefined = () => undefined
+): Line => {
+  const named = line.who === "user" && line.name !== undefined ? memberNamed(line.name) : undefined
+  if (line.who !== "agent" && named === undefined) return line
   const { name, ...rest } = line
-  if (name === member) return rest
-  return name === undefined ? { ...rest, who: "other" } : { ...rest, who: "other", name: nameOf(name) }
+  const agentId = named ?? name
+  if (agentId === member) return { ...rest, who: "agent" }
+  return agentId === undefined ? { ...rest, who: "other" } : { ...rest, who: "other", name: nameOf(agentId) }
+}
+
+/** The member agent a speaker's name names, among `members` (id to name): by id or by name, case and blanks folded. */
+const memberNamed =
+  (members: ReadonlyMap<string, string>) =>
+  (name: string): string | undefined => {
+    const key = speaker(name).toLowerCase()
+    if (key === "") return undefined
+    for (const [id, shown] of members) {
+      if (speaker(id).toLowerCase() === key || speaker(shown).toLowerCase() === key) return id
+    }
+    return undefined
+  }
+
+/**
+ * Each line of a group as the member `member` sees it (`asSeenBy`), `names` giving every member agent's name by id
+ * (the member's own too): a person's line that names one of them is that member's.
+ */
+export const seenBy = (member: string, names: ReadonlyMap<string, string>) => {
+  const named = memberNamed(names)
+  const nameOf = (id: string) => names.get(id) ?? id
+  return (line: Line): Line => asSeenBy(line, member, nameOf, named)
 }
 
 /** The people who speak in `lines` (the names of user lines, as labels show them), in order of first appearance. */

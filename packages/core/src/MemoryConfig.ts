@@ -75,8 +75,8 @@ export interface Settings {
   /**
    * Which entries a review proposes wait for a person (`mneme pending`, `approve`, `reject`) instead of being written:
    * `"suspicious"` those that read as an instruction to the agent or cite no line of the user's own words; `"all"`
-   * every new entry; `"off"` none (an entry that reads as an instruction is still left out). Held only where the
-   * backend keeps pending entries (the files backend); elsewhere they are left out.
+   * every new entry; `"off"` none (an entry that reads as an instruction is still left out). Held where the backend
+   * keeps pending entries (a memory folder, Postgres); over a backend that keeps none, they are left out.
    */
   readonly approval: Approval
   /** Most entries waiting for a person per scope; the oldest is dropped, with a warning, to make room. */

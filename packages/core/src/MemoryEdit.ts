@@ -578,7 +578,7 @@ export interface Journaled {
   /** The line's id (journals from before undo existed have none). */
   readonly id?: string
   readonly time: number
-  readonly op: "add" | "replace" | "remove" | "archive" | "undo" | "consolidate" | "purge"
+  readonly op: "add" | "replace" | "remove" | "archive" | "undo" | "consolidate" | "purge" | PendingOp
   readonly scope: string
   readonly file: string
   readonly actor: string
@@ -588,6 +588,15 @@ export interface Journaled {
   /** Its texts were erased by a purge. */
   readonly purged?: boolean
 }
+
+/** The ops of the lines that journal the list of entries waiting for a person: none of them is undone. */
+export type PendingOp = "hold" | "approve" | "reject"
+
+const pendingOps: ReadonlySet<string> = new Set<PendingOp>(["hold", "approve", "reject"])
+
+/** Why an undo does not revert a line of the pending list. */
+export const pendingDetail =
+  "an entry held for a person, approved or rejected is not undone: undo the entry an approval wrote (its add), or hold it again by a review"
 
 /** Why an undo cannot revert a purge, or a change whose text a purge erased. */
 export const purgedDetail =
@@ -690,7 +699,14 @@ export const undoable = (lines: ReadonlyArray<Journaled>): ReadonlyArray<Readonl
     lines.flatMap((line) => (line.op === "undo" && line.undoes !== undefined ? [line.undoes] : []))
   )
   return changesOf(lines).filter((lines) =>
-    lines.every((line) => line.id !== undefined && line.op !== "undo" && line.op !== "archive" && !undone.has(line.id))
+    lines.every(
+      (line) =>
+        line.id !== undefined &&
+        line.op !== "undo" &&
+        line.op !== "archive" &&
+        !pendingOps.has(line.op) &&
+        !undone.has(line.id)
+    )
   )
 }
 
@@ -712,11 +728,13 @@ export const changeWithId = (
   const why =
     first.op === "archive"
       ? "archiving a memory folder is undone by moving it back by hand"
-      : first.op === "undo"
-        ? "it is itself an undo"
-        : lines.some((line) => line.op === "undo" && found.some((done) => done.id === line.undoes))
-          ? "it was undone already"
-          : undefined
+      : pendingOps.has(first.op)
+        ? pendingDetail
+        : first.op === "undo"
+          ? "it is itself an undo"
+          : lines.some((line) => line.op === "undo" && found.some((done) => done.id === line.undoes))
+            ? "it was undone already"
+            : undefined
   return why === undefined ? Result.succeed(found) : Result.fail(new NotUndoable({ file: first.file, detail: why }))
 }
 

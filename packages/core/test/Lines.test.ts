@@ -170,6 +170,30 @@ describe("a group's lines from one member's side (docs/spec.md 4.7)", () => {
     assert.deepStrictEqual(seen.map(Lines.isUserWords), lines.map(Lines.isUserWords))
   })
 
+  it("takes a person's line that names a member agent, by id or name, for that member's: never the user's words", () => {
+    const seen = [
+      ...lines,
+      ...([
+        { seq: 8, who: "user", name: " BOB ", text: "The build uses pnpm 10" },
+        { seq: 9, who: "user", name: "ada", text: "Noted" },
+        { seq: 10, who: "user", name: "Bobby", text: "Hi" }
+      ] satisfies ReadonlyArray<Lines.Line>)
+    ].map(Lines.seenBy("ada", new Map(Object.entries(names))))
+    assert.deepStrictEqual(
+      seen.slice(-3).map((line) => [Lines.label(line, "Ada"), Lines.isUserWords(line)]),
+      [
+        ['other "Bob"', false],
+        ['agent "Ada"', false],
+        ['user "Bobby"', true]
+      ]
+    )
+    assert.deepStrictEqual(
+      seen.slice(0, 7),
+      lines.map((line) => Lines.asSeenBy(line, "ada", (id) => names[id] ?? id))
+    )
+    assert.deepStrictEqual(Lines.people(seen), ["Alice", "Carol", "Bobby"])
+  })
+
   it("lists the people who speak, each once, in order of first appearance", () => {
     assert.deepStrictEqual(Lines.people(lines), ["Alice", "Carol"])
     assert.deepStrictEqual(Lines.people([{ seq: 1, who: "user", name: " \u0000 ", text: "x" }]), [])

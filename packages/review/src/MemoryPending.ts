@@ -3,13 +3,16 @@
  * beside the memory of its scope, in `pending.json` of the scope's folder, each with its text, topic, source, why it
  * waits and when, until a person approves it (written through the memory store, vetted again) or rejects it. At most
  * `pendingMax` per scope: the oldest is dropped, with a warning, to make room. Written through the root's one writer,
- * atomically; the files backend alone keeps pending entries (`FileRoot.layer` provides this service beside the root),
- * so a review over another backend leaves what it would hold out.
+ * atomically, each change journaled with it: an entry held (`hold`), approved (`approve`) or rejected (`reject`, also
+ * an entry dropped to make room, `auto`) is one journal line of the scope's `pending.json`, its text as the line's
+ * `after` (held) or `before` (leaving the list). Both backends keep pending entries: the files backend's are here
+ * (`FileRoot.layer` provides this service beside the root), the Postgres backend's in `@mneme/sql`; a review over a
+ * backend without this service leaves what it would hold out.
  */
 import { MemoryConfig, ReadFailed, Scope, type StorageError } from "@mneme/core"
 import { Context, Effect, Path, Result, Schema } from "effect"
 import { readFailed, storageError } from "./internal/files.ts"
-import type { MemoryRoot, Writer } from "./MemoryRoot.ts"
+import type { Actor, JournalRecord, MemoryRoot, Writer } from "./MemoryRoot.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
 import { Platform } from "./Platform.ts"
 
@@ -34,6 +37,12 @@ export type Held = typeof Held.Type
 const PendingFile = Schema.Struct({ version: Schema.Literal(1), entries: Schema.Array(Held) })
 const decodeFile = Schema.decodeUnknownOption(Schema.fromJsonString(PendingFile))
 
+/** The texts of the entries a `pending.json`'s text holds, or `undefined` when it holds no list of them. */
+export const textsOf = (text: string): ReadonlyArray<string> | undefined => {
+  const decoded = decodeFile(text)
+  return decoded._tag === "None" ? undefined : decoded.value.entries.map((entry) => entry.text)
+}
+
 /** The file of a scope's pending entries, in the scope's folder. */
 export const pendingName = "pending.json"
 
@@ -43,21 +52,89 @@ export const droppedWarning = "mneme: too many entries wait for a person; the ol
 /** Whether two held entries are the same one. */
 export const same = (a: Held, b: Held): boolean => a.at === b.at && a.text === b.text && a.topic === b.topic
 
+/** A person's decision that takes entries out of the pending list, and who made it. */
+export interface Decision {
+  readonly op: "approve" | "reject"
+  readonly actor: string
+}
+
 /** The pending entries of each scope. */
 export class MemoryPending extends Context.Service<
   MemoryPending,
   {
     /** The scope's entries waiting for a person, oldest first. */
     readonly list: (scope: Scope.Scope) => Effect.Effect<ReadonlyArray<Held>, StorageError>
-    /** Holds `entries` in the scope, within `pendingMax` (the oldest dropped, with a warning); gives how many dropped. */
-    readonly hold: (scope: Scope.Scope, entries: ReadonlyArray<Held>) => Effect.Effect<number, StorageError>
-    /** Takes `entries` out of the scope; gives those that were there. */
+    /**
+     * Holds `entries` in the scope, within `pendingMax` (the oldest dropped, with a warning), journaled as `actor`'s;
+     * gives how many dropped.
+     */
+    readonly hold: (
+      scope: Scope.Scope,
+      entries: ReadonlyArray<Held>,
+      actor: Actor
+    ) => Effect.Effect<number, StorageError>
+    /** Takes `entries` out of the scope, journaled as `decision`; gives those that were there. */
     readonly remove: (
       scope: Scope.Scope,
-      entries: ReadonlyArray<Held>
+      entries: ReadonlyArray<Held>,
+      decision: Decision
     ) => Effect.Effect<ReadonlyArray<Held>, StorageError>
   }
 >()("@mneme/review/MemoryPending") {}
+
+/** The file a scope's pending entries are journaled as (and, in a memory folder, kept in): `<dir>/pending.json`. */
+export const fileOf = (dir: string): string => `${dir}/${pendingName}`
+
+/** The journal records of `entries` of the scope folder `dir` entering (`hold`) or leaving the pending list. */
+export const records = (
+  dir: string,
+  op: "hold" | "approve" | "reject",
+  entries: ReadonlyArray<Held>,
+  actor: Actor
+): ReadonlyArray<JournalRecord> =>
+  entries.map((entry) => ({
+    op,
+    scope: dir,
+    file: fileOf(dir),
+    actor: actor.actor,
+    ...(actor.auto === undefined ? {} : { auto: actor.auto }),
+    ...(op === "hold" ? { after: entry.text } : { before: entry.text })
+  }))
+
+/** What holding `held` in a list of `entries` makes of it, within `max`: the list, what is new, what was dropped. */
+export const holding = (
+  entries: ReadonlyArray<Held>,
+  held: ReadonlyArray<Held>,
+  max: number
+): {
+  readonly next: ReadonlyArray<Held>
+  readonly added: ReadonlyArray<Held>
+  readonly dropped: ReadonlyArray<Held>
+} => {
+  const added = held.filter(
+    (entry, i) =>
+      !entries.some((kept) => kept.text === entry.text) && !held.slice(0, i).some((o) => o.text === entry.text)
+  )
+  const all = [...entries, ...added]
+  const cut = Math.max(0, all.length - max)
+  return { next: all.slice(cut), added, dropped: all.slice(0, cut) }
+}
+
+/** The journal records of a hold: each entry held, then each dropped to make room (a rejection no one asked for). */
+export const holdRecords = (
+  dir: string,
+  change: { readonly added: ReadonlyArray<Held>; readonly dropped: ReadonlyArray<Held> },
+  actor: Actor
+): ReadonlyArray<JournalRecord> => [
+  ...records(dir, "hold", change.added, actor),
+  ...records(dir, "reject", change.dropped, { actor: actor.actor, auto: true })
+]
+
+/** Warns that `dropped` entries of the scope were dropped to make room, when any were. */
+export const warnDropped = (scope: Scope.Scope, dropped: number, max: number): Effect.Effect<void> =>
+  dropped === 0
+    ? Effect.void
+    : Effect.logWarning(droppedWarning).pipe(Effect.annotateLogs({ scope: Scope.side(scope), dropped, max }))
 
 /** The pending entries of the files backend `root` (a folder), through its one writer. */
 export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
@@ -77,19 +154,29 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
     return { file, entries: decoded.value.entries }
   })
 
-  /** Reads the scope's entries under the writer and writes what `change` makes of them (nothing when unchanged). */
+  /**
+   * Reads the scope's entries under the writer and writes what `change` makes of them with its journal records, in one
+   * commit (nothing when unchanged).
+   */
   const change = <A>(
     scope: Scope.Scope,
-    body: (entries: ReadonlyArray<Held>) => { readonly next: ReadonlyArray<Held>; readonly result: A }
+    body: (
+      entries: ReadonlyArray<Held>,
+      dir: string
+    ) => {
+      readonly next: ReadonlyArray<Held>
+      readonly records: ReadonlyArray<JournalRecord>
+      readonly result: A
+    }
   ) =>
     root.write((writer: Writer) =>
       Effect.gen(function* () {
         const { dir } = yield* writer.read(scope, [])
         const { file, entries } = yield* readFile(dir)
-        const { next, result } = body(entries)
+        const { next, records, result } = body(entries, dir)
         if (next.length !== entries.length || next.some((entry, i) => !same(entry, entries[i]!))) {
           const content = next.length === 0 ? undefined : JSON.stringify({ version: 1, entries: next }, null, 2) + "\n"
-          yield* writer.commit([{ file, content }], [])
+          yield* writer.commit([{ file, content }], records)
         }
         return result
       })
@@ -98,25 +185,20 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
   return MemoryPending.of({
     list: (scope) =>
       Effect.flatMap(root.read(scope), ({ dir }) => readFile(dir)).pipe(Effect.map(({ entries }) => entries)),
-    hold: (scope, held) =>
-      change(scope, (entries) => {
-        const all = [...entries, ...held.filter((entry) => !entries.some((kept) => kept.text === entry.text))]
-        const dropped = Math.max(0, all.length - settings.pendingMax)
-        return { next: all.slice(dropped), result: dropped }
-      }).pipe(
-        Effect.tap((dropped) =>
-          dropped === 0
-            ? Effect.void
-            : Effect.logWarning(droppedWarning).pipe(
-                Effect.annotateLogs({ scope: Scope.side(scope), dropped, max: settings.pendingMax })
-              )
-        )
-      ),
-    remove: (scope, taken) =>
-      change(scope, (entries) => ({
-        next: entries.filter((entry) => !taken.some((other) => same(entry, other))),
-        result: entries.filter((entry) => taken.some((other) => same(entry, other)))
-      }))
+    hold: (scope, held, actor) =>
+      change(scope, (entries, dir) => {
+        const made = holding(entries, held, settings.pendingMax)
+        return { next: made.next, records: holdRecords(dir, made, actor), result: made.dropped.length }
+      }).pipe(Effect.tap((dropped) => warnDropped(scope, dropped, settings.pendingMax))),
+    remove: (scope, taken, decision) =>
+      change(scope, (entries, dir) => {
+        const removed = entries.filter((entry) => taken.some((other) => same(entry, other)))
+        return {
+          next: entries.filter((entry) => !taken.some((other) => same(entry, other))),
+          records: records(dir, decision.op, removed, { actor: decision.actor }),
+          result: removed
+        }
+      })
   })
 })
 
@@ -155,7 +237,7 @@ export const approve = Effect.fnUntraced(function* (
     }))
   )
   const written = entries.filter((_, i) => Result.isSuccess(results[i]!))
-  yield* pending.remove(scope, written)
+  yield* pending.remove(scope, written, { op: "approve", actor })
   return entries.map((entry, i): Decided =>
     Result.match(results[i]!, {
       onSuccess: (outcome) => ({ entry, done: true, message: outcome.message }),
@@ -164,13 +246,14 @@ export const approve = Effect.fnUntraced(function* (
   )
 })
 
-/** Drops `entries` of the scope's pending list, writing nothing to memory. */
+/** Drops `entries` of the scope's pending list, writing nothing to memory; journaled as the `actor`'s. */
 export const reject = Effect.fnUntraced(function* (
   pending: MemoryPending["Service"],
   scope: Scope.Scope,
-  entries: ReadonlyArray<Held>
+  entries: ReadonlyArray<Held>,
+  actor: string
 ) {
-  const removed = yield* pending.remove(scope, entries)
+  const removed = yield* pending.remove(scope, entries, { op: "reject", actor })
   return entries.map((entry): Decided =>
     removed.some((other) => same(entry, other))
       ? { entry, done: true, message: `rejected ${JSON.stringify(entry.text)}; nothing was written` }

@@ -91,8 +91,22 @@ export const JournalLine = Schema.Struct({
   /**
    * `consolidate`: a line of a consolidation pass (SPEC's "a full memory makes room"), undone with its others.
    * `purge`: the record that entries were purged (`entries` of them), with no text; never undone.
+   * `hold`, `approve`, `reject`: an entry entering the scope's list of entries waiting for a person (`after`), or
+   * leaving it (`before`), approved (its `add` follows, or precedes, as the memory store journals it) or rejected (an
+   * `auto` rejection is an entry dropped to make room); the file is the scope's `pending.json`; never undone.
    */
-  op: Schema.Literals(["add", "replace", "remove", "archive", "undo", "consolidate", "purge"]),
+  op: Schema.Literals([
+    "add",
+    "replace",
+    "remove",
+    "archive",
+    "undo",
+    "consolidate",
+    "purge",
+    "hold",
+    "approve",
+    "reject"
+  ]),
   /** The scope's folder, relative to the root. */
   scope: Schema.String,
   file: Schema.String,

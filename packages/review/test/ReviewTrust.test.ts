@@ -3,13 +3,15 @@
  * or that cites only lines that are not the user's own words, waits in the scope's `pending.json` (approval
  * "suspicious", the default), nothing of it written to MEMORY.md, while the rest of the answer applies; with "all"
  * every new entry waits; with "off" nothing waits, and an instruction is still left out; over a backend that keeps
- * no pending entries, what would wait is left out.
+ * no pending entries, what would wait is left out. In a group, another member's line is never the user's word, even
+ * where the log gives it as a person's (named as the member): an entry from it waits.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import type { MemoryConfig } from "@mneme/core"
+import { type MemoryConfig, Scope } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, Path } from "effect"
 import * as FileRoot from "../src/FileRoot.ts"
+import * as Hold from "../src/internal/reviewHold.ts"
 import * as Memory from "../src/Memory.ts"
 import * as MemoryPending from "../src/MemoryPending.ts"
 import * as MemoryReview from "../src/MemoryReview.ts"
@@ -128,7 +130,7 @@ describe("a review's entries a person must approve", () => {
   )
 })
 
-/** The files backend's storage port alone, without its pending entries: a backend that keeps none (as Postgres). */
+/** The files backend's storage port alone, without its pending entries: a backend that keeps none (a host's own). */
 const rootWithoutPending = Layer.effect(
   MemoryRoot,
   Effect.gen(function* () {
@@ -166,5 +168,54 @@ describe("a review over a backend that keeps no pending entries", () => {
         )
       )
     )
+  )
+})
+
+describe("a group member's review", () => {
+  /** Ada's answer: a fact from Alice's line, one from Bob's given as a person's, one from Bob's agent line. */
+  const groupAnswer = JSON.stringify({
+    changes: [
+      { op: "add", text: "Alice prefers aisle seats on trains", from: [1] },
+      { op: "add", text: "The project's build uses pnpm 10", from: [2] },
+      { op: "add", text: "The office is in Oslo", from: [3] }
+    ]
+  })
+
+  it.effect("holds an entry from another member's line, given as an agent's or as a person's named as the member", () =>
+    Effect.gen(function* () {
+      const host = yield* Testing.TranscriptMemory
+      yield* host.addAgent({ id: "ada", name: "Ada" })
+      yield* host.addAgent({ id: "bob", name: "Bob" })
+      yield* host.bindGroup("g1", ["ada", "bob"])
+      yield* host.append(
+        "g1",
+        { seq: 1, who: "user", name: "Alice", text: "I prefer aisle seats on trains." },
+        { seq: 2, who: "user", name: "bob", text: "By the way, the build uses pnpm 10." },
+        { seq: 3, who: "agent", name: "bob", text: "The office is in Oslo." }
+      )
+      const outcome = yield* (yield* MemoryReview.MemoryReview).reviewNow("g1", "ada")
+      assert.strictEqual(outcome._tag, "Reviewed")
+      const [request] = yield* (yield* Testing.ScriptedModel).requests
+      assert.include(request!.request, 'user "Alice": "I prefer aisle seats on trains."')
+      assert.include(request!.request, 'other "Bob": "By the way, the build uses pnpm 10."')
+      assert.include(request!.request, 'other "Bob": "The office is in Oslo."')
+      assert.include(request!.request, 'People: "Alice".')
+      const pending = yield* Effect.flatMap(Effect.serviceOption(MemoryPending.MemoryPending), (found) =>
+        found._tag === "Some" ? found.value.list(Scope.own("ada")) : Effect.die("no pending entries")
+      )
+      assert.deepStrictEqual(
+        pending.map((entry) => [entry.text, entry.why]),
+        [
+          ["The project's build uses pnpm 10", Hold.notTheUsers],
+          ["The office is in Oslo", Hold.notTheUsers]
+        ]
+      )
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const memory = yield* fs.readFileString(path.join((yield* MemoryRoot).root, "agents/ada/MEMORY.md"))
+      assert.include(memory, "- Alice prefers aisle seats on trains")
+      assert.notInclude(memory, "pnpm")
+      assert.notInclude(memory, "Oslo")
+    }).pipe(Effect.provide(Testing.layer({ answers: [groupAnswer] }).pipe(Layer.provideMerge(NodeServices.layer))))
   )
 })

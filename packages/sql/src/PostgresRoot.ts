@@ -6,16 +6,18 @@
  * Memory files are rows (their scope's folder, topic, agent, Markdown text and version), the journal and the review
  * state are tables, all in the root's schema (`mneme` by default), made and migrated by the layer with effect's
  * `Migrator`; a schema a newer mneme migrated further is refused (`NewerFormat`). The text is parsed by the same
- * parser as the files', so every rule of memory holds unchanged. One writer per root across every process: each change
- * is one transaction holding the root's advisory lock, and its files and journal lines are written together or not at
- * all. A writer waits for the lock up to `lock.wait` (10 s by default), and then fails with `Busy`; a writer whose
+ * parser as the files', so every rule of memory holds unchanged. The entries a review holds for a person
+ * (`MemoryPending`) are a table of the schema too, provided beside the root. One writer per root across every
+ * process: each change is one transaction holding the root's advisory lock, and its files and journal lines are
+ * written together or not at all. A writer waits for the lock up to `lock.wait` (10 s by default), and then fails with `Busy`; a writer whose
  * process freezes while it holds the lock loses it after `lock.idle` (30 s by default).
  */
 import { PgClient } from "@effect/sql-pg"
 import { RootUnusable, StorageError } from "@mneme/core"
-import { MemoryRoot } from "@mneme/review"
-import { type Duration, Effect, Layer, Redacted } from "effect"
+import { MemoryPending, MemoryRoot } from "@mneme/review"
+import { Context, type Duration, Effect, Layer, Redacted } from "effect"
 import { hostname } from "node:os"
+import * as Pending from "./internal/postgresPending.ts"
 import * as Impl from "./internal/postgresRoot.ts"
 
 /** The writer lock's timing. */
@@ -60,20 +62,25 @@ const rootName = (config: PgClient.PgClientConfig, schema: string): string => {
   return `${database} (schema ${schema})`
 }
 
-/** The storage port in the schema `options.schema` of the database the `PgClient` given connects to. */
+/**
+ * The storage port in the schema `options.schema` of the database the `PgClient` given connects to, and beside it the
+ * entries waiting for a person (`MemoryPending`), kept in the same schema.
+ */
 export const layerWith = (
   options: RootOptions = {}
-): Layer.Layer<MemoryRoot.MemoryRoot, StorageError, PgClient.PgClient> =>
-  Layer.effect(
-    MemoryRoot.MemoryRoot,
-    Effect.flatMap(PgClient.PgClient, (client) => {
+): Layer.Layer<MemoryRoot.MemoryRoot | MemoryPending.MemoryPending, StorageError, PgClient.PgClient> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const client = yield* PgClient.PgClient
       const schema = options.schema ?? defaultSchema
-      return Impl.make(client, {
+      const root = yield* Impl.make(client, {
         schema,
         root: rootName(client.config, schema),
         wait: options.lock?.wait ?? "10 seconds",
         idle: options.lock?.idle ?? "30 seconds"
       })
+      const pending = yield* Pending.make(client, schema, root)
+      return Context.make(MemoryRoot.MemoryRoot, root).pipe(Context.add(MemoryPending.MemoryPending, pending))
     })
   )
 
@@ -81,7 +88,9 @@ export const layerWith = (
  * The storage port in the schema `options.schema` of the database `options.url` (or `options.client`), over a pool of
  * its own; a database that cannot be reached fails the layer with `RootUnusable`.
  */
-export const layer = (options: Options): Layer.Layer<MemoryRoot.MemoryRoot, StorageError> => {
+export const layer = (
+  options: Options
+): Layer.Layer<MemoryRoot.MemoryRoot | MemoryPending.MemoryPending, StorageError> => {
   const config: PgClient.PgPoolConfig = {
     applicationName: `mneme ${process.pid}@${hostname()}`,
     ...(options.url === undefined

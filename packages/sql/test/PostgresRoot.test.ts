@@ -253,11 +253,12 @@ describe("the Postgres backend", () => {
         migrations.map((row) => [row.migration_id, row.name]),
         [
           [1, "memory"],
-          [2, "purge"]
+          [2, "purge"],
+          [3, "pending"]
         ]
       )
       yield* withClient(
-        (sql) => sql`INSERT INTO ${sql(`${schema}.mneme_migrations`)} (migration_id, name) VALUES (3, 'later')`
+        (sql) => sql`INSERT INTO ${sql(`${schema}.mneme_migrations`)} (migration_id, name) VALUES (4, 'later')`
       )
       const error = storageError(
         yield* Effect.flip(at(schema, (store) => store.add({ scope: own, text: "third", actor: "t" })))
@@ -265,7 +266,7 @@ describe("the Postgres backend", () => {
       assert.strictEqual(error.reason._tag, "NewerFormat")
       assert.strictEqual(
         error.message,
-        `${schema}.mneme_migrations was written by a newer mneme (format version 3); upgrade to read it`
+        `${schema}.mneme_migrations was written by a newer mneme (format version 4); upgrade to read it`
       )
       const rows = yield* withClient((sql) => sql`SELECT topic FROM ${sql(`${schema}.memory_files`)}`)
       assert.strictEqual(rows.length, 1)

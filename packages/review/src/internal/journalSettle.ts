@@ -12,6 +12,7 @@
  */
 import { MemoryFile } from "@mneme/core"
 import { Effect, FileSystem, type Path, Result } from "effect"
+import * as MemoryPending from "../MemoryPending.ts"
 import type { JournalLine } from "../MemoryRoot.ts"
 import type { Platform } from "../Platform.ts"
 import { decodeText, encodeText, orMissing, writeFailed } from "./files.ts"
@@ -39,6 +40,19 @@ const linesOf = (files: Files, file: string) =>
   }).pipe(Effect.catch(() => Effect.succeed(null)))
 
 /**
+ * The texts of the entries a `pending.json` holds, `undefined` when it is not there; `null` when it cannot be looked
+ * at or read as a list of entries.
+ */
+const pendingTextsOf = (files: Files, file: string) =>
+  Effect.gen(function* () {
+    const { absolute, info } = yield* Paths.resolve(files.looker, files.real, file)
+    if (info === undefined) return undefined
+    const bytes = yield* files.readFile(absolute)
+    if (bytes === undefined) return undefined
+    return MemoryPending.textsOf(yield* decodeText(bytes, file)) ?? null
+  }).pipe(Effect.catch(() => Effect.succeed(null)))
+
+/**
  * Whether the files hold what `line` says its change did; a line whose file cannot be looked at is trusted (it is not
  * dropped on a doubt).
  */
@@ -50,6 +64,13 @@ const holds = (files: Files, line: JournalLine): Effect.Effect<boolean, never, P
       Effect.map(({ info }) => info !== undefined),
       Effect.catch(() => Effect.succeed(true))
     )
+  }
+  if (line.op === "hold" || line.op === "approve" || line.op === "reject") {
+    return Effect.map(pendingTextsOf(files, line.file), (texts) => {
+      if (texts === null) return true
+      if (line.after !== undefined) return texts !== undefined && texts.includes(line.after)
+      return line.before === undefined || texts === undefined || !texts.includes(line.before)
+    })
   }
   return Effect.map(linesOf(files, line.file), (lines) => {
     if (lines === null) return true

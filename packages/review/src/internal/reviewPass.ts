@@ -193,7 +193,7 @@ const hold = Effect.fnUntraced(function* (
           ]
         : []
     )
-    if (held.length > 0) yield* services.pending.hold(scope, held)
+    if (held.length > 0) yield* services.pending.hold(scope, held, { actor: "review", auto: true })
   }
   yield* Effect.logWarning(warnings.held).pipe(
     Effect.annotateLogs({ entries: waiting.length, why: waiting.map(({ why }) => why) })

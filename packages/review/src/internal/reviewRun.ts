@@ -152,8 +152,8 @@ const passes = (
   )
 
 /**
- * A group member's lines as it sees them (docs/spec.md 4.7): its own as itself, the other agents' by name; and who else takes
- * part, for the request.
+ * A group member's lines as it sees them (docs/spec.md 4.7): its own as itself, the other agents' by name (a line given as a
+ * person's that names a member agent too); and who else takes part, for the request.
  */
 const asMember = Effect.fnUntraced(function* (
   services: Services,
@@ -170,13 +170,11 @@ const asMember = Effect.fnUntraced(function* (
     )
   ])
   const names = new Map<string, string>()
-  for (const id of others) names.set(id, (yield* services.agents.get(id))?.name ?? id)
-  const nameOf = (id: string) => names.get(id) ?? id
-  return {
-    context: lines.context.map((line) => Lines.asSeenBy(line, member, nameOf)),
-    lines: lines.lines.map((line) => Lines.asSeenBy(line, member, nameOf)),
-    group: { agents: members.filter((id) => id !== member).map(nameOf), people: Lines.people(all) }
-  }
+  for (const id of [member, ...others]) names.set(id, (yield* services.agents.get(id))?.name ?? id)
+  const seen = Lines.seenBy(member, names)
+  const [context, seenLines] = [lines.context.map(seen), lines.lines.map(seen)]
+  const agents = members.filter((id) => id !== member).map((id) => names.get(id) ?? id)
+  return { context, lines: seenLines, group: { agents, people: Lines.people([...context, ...seenLines]) } }
 })
 
 /** The review up to its outcome, or the `Halt` of the step that failed. */

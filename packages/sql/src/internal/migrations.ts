@@ -7,7 +7,9 @@
  * - `journal`: one row per journal line, in the order they were written (`seq`), with the line's own format version
  *   (a purge's line with the count of `entries` it removed, a line a purge erased the texts of marked `purged`);
  * - `review_state`: the review state, one row per key of each of its records (`cursors`, `failures`, `lastReviews`…),
- *   its value as JSON.
+ *   its value as JSON;
+ * - `pending`: one row per entry waiting for a person (issue 28), in the order they were held (`seq`), with its
+ *   scope's folder and the entry as JSON text (`MemoryPending.Held`).
  *
  * The migrations done are recorded in `mneme_migrations`; their latest id is the schema's format version, and a schema
  * a newer mneme migrated further is refused (`NewerFormat`) rather than written in a shape this release does not know.
@@ -57,11 +59,21 @@ const migrations = (schema: string) => ({
   "2_purge": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE ${sql(`${schema}.journal`)} ADD COLUMN entries integer, ADD COLUMN purged boolean`
+  }),
+  // The entries waiting for a person, per scope.
+  "3_pending": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE ${sql(`${schema}.pending`)} (
+      seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      scope text NOT NULL,
+      entry text NOT NULL
+    )`
+    yield* sql`CREATE INDEX ${sql("pending_by_scope")} ON ${sql(`${schema}.pending`)} (scope, seq)`
   })
 })
 
 /** The format version this release migrates a schema to: its latest migration's id. */
-export const formatVersion = 2
+export const formatVersion = 3
 
 const run = Migrator.make({})
 

@@ -7,7 +7,7 @@
  * be used, with a message saying what to install.
  */
 import { RootUnusable, StorageError } from "@mneme/core"
-import { FileRoot, type MemoryRoot } from "@mneme/review"
+import { FileRoot, type MemoryPending, type MemoryRoot } from "@mneme/review"
 import { Effect, type FileSystem, Layer, type Path, Redacted, Result } from "effect"
 import * as NodePlatform from "../../NodePlatform.ts"
 
@@ -116,10 +116,13 @@ const loadPostgres = (location: Postgres) =>
     })
   )
 
-/** The storage port over `location`, on this machine (a folder needs the file system). */
+/**
+ * The storage port over `location`, and beside it the entries waiting for a person kept there, on this machine (a
+ * folder needs the file system).
+ */
 export const rootLayer = (
   location: Location
-): Layer.Layer<MemoryRoot.MemoryRoot, StorageError, FileSystem.FileSystem | Path.Path> =>
+): Layer.Layer<MemoryRoot.MemoryRoot | MemoryPending.MemoryPending, StorageError, FileSystem.FileSystem | Path.Path> =>
   location._tag === "Folder"
     ? FileRoot.layer({ root: location.path }).pipe(Layer.provide(NodePlatform.layer))
     : Layer.unwrap(

@@ -1,15 +1,15 @@
 /**
  * `mneme pending`, `mneme approve N…`, `mneme reject N…`: the entries a review holds for a person (issue 28,
  * `MemoryConfig.approval`), the agent's own then the team's, numbered; an approved entry is written through the memory
- * store (vetted again: sizes, duplicates, secrets; journaled as the CLI's), a rejected one dropped. Pending entries are
- * kept in a memory folder only.
+ * store (vetted again: sizes, duplicates, secrets; journaled as the CLI's), a rejected one dropped (journaled too).
+ * Pending entries are kept beside the memory, in a memory folder or in Postgres.
  */
 import { MemoryConfig, Scope } from "@mneme/core"
-import { FileRoot, MemoryPending, MemoryStore } from "@mneme/review"
+import { MemoryPending, MemoryStore } from "@mneme/review"
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command } from "effect/cli"
-import * as NodePlatform from "../../NodePlatform.ts"
 import * as Txt from "../text.ts"
+import * as MemoryLocation from "./memoryLocation.ts"
 import {
   Exit,
   ExitCode,
@@ -30,17 +30,12 @@ interface Numbered {
   readonly entry: MemoryPending.Held
 }
 
-/** Runs `effect` over the store and the pending entries of the memory folder `--memory` names. */
+/** Runs `effect` over the store and the pending entries of the memory `--memory` names (a folder, or Postgres). */
 const withPending = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const location = yield* memoryLocation
-    if (location._tag !== "Folder") {
-      return yield* new UsageError({
-        reason: "entries waiting for a person are kept only in a memory folder, not in a database: give --memory DIR"
-      })
-    }
     yield* memoryMustExist(location)
-    const root = FileRoot.layer({ root: location.path }).pipe(Layer.provide(NodePlatform.layer))
+    const root = MemoryLocation.rootLayer(location)
     const services = MemoryStore.layer.pipe(
       Layer.provideMerge(root),
       Layer.provideMerge(MemoryConfig.layer(yield* limits))
@@ -171,6 +166,6 @@ export const reject = Command.make(
   { numbers: numbersArgument },
   Effect.fn("mneme.reject")(function* (input) {
     const held = yield* MemoryPending.MemoryPending
-    yield* decide(input.numbers, (scope, entries) => MemoryPending.reject(held, scope, entries))
+    yield* decide(input.numbers, (scope, entries) => MemoryPending.reject(held, scope, entries, "cli"))
   }, withPending)
 ).pipe(Command.withDescription("Drop the pending entries numbered N…, writing nothing to memory"))

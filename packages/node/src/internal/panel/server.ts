@@ -478,7 +478,7 @@ const decidePending = (action: "approve" | "reject") => (form: typeof PendingFor
     const [decided] =
       action === "approve"
         ? yield* MemoryPending.approve(store, pending, scope, [entry], "person")
-        : yield* MemoryPending.reject(pending, scope, [entry])
+        : yield* MemoryPending.reject(pending, scope, [entry], "person")
     return yield* renderAgent(
       form.agent,
       { kind: decided!.done ? "info" : "refused", text: decided!.message },
