@@ -146,6 +146,23 @@ export const people = (lines: ReadonlyArray<Line>): ReadonlyArray<string> =>
   ].filter((name) => name !== "")
 
 /**
+ * Where one review's new lines end, by their sizes alone: from `start`, as many of the lines before `end` as fit in
+ * `budget` characters (`sizeAt(i)`: line `i`'s cut text), the first always, however long. The rule of `fit`, for a
+ * caller that holds the sizes of the lines rather than the lines.
+ */
+export const fitEnd = (sizeAt: (index: number) => number, start: number, end: number, budget: number): number => {
+  let used = 0
+  let next = start
+  while (next < end) {
+    const size = sizeAt(next)
+    if (next > start && used + size > budget) break
+    used += size
+    next++
+  }
+  return next
+}
+
+/**
  * The new lines one review reads (`lines` oldest first): as many as fit in `newLinesBudget` characters of cut text,
  * the first always, however long. `rest` is left for the next review.
  */
@@ -153,13 +170,6 @@ export const fit = (
   lines: ReadonlyArray<Line>,
   settings: CutSettings & Pick<Settings, "newLinesBudget">
 ): { readonly taken: ReadonlyArray<Line>; readonly rest: ReadonlyArray<Line> } => {
-  let used = 0
-  let count = 0
-  for (const line of lines) {
-    const size = Text.length(cut(line, settings))
-    if (count > 0 && used + size > settings.newLinesBudget) break
-    used += size
-    count++
-  }
+  const count = fitEnd((index) => Text.length(cut(lines[index]!, settings)), 0, lines.length, settings.newLinesBudget)
   return { taken: lines.slice(0, count), rest: lines.slice(count) }
 }

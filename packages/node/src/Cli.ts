@@ -25,7 +25,7 @@ import { commandOf } from "./internal/cli/commandChoice.ts"
 import * as TextFile from "./internal/textFile.ts"
 
 export { noModel } from "./internal/cli/model.ts"
-export { CursorPastEnd } from "./internal/cli/review.ts"
+export { CursorPastEnd } from "./internal/cli/reviewCount.ts"
 export { Exit, ExitCode, markValues, UsageError, version } from "./internal/cli/common.ts"
 
 /**

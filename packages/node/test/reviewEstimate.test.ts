@@ -3,7 +3,7 @@ import { Lines, Text } from "@mneme/core"
 import { Effect, Stream } from "effect"
 import * as fc from "fast-check"
 import * as FileTranscript from "../src/FileTranscript.ts"
-import { type Estimate, estimate } from "../src/internal/cli/review.ts"
+import { type Estimate, estimate } from "../src/internal/cli/reviewCount.ts"
 import * as TranscriptIndex from "../src/internal/transcriptIndex.ts"
 
 type Settings = Lines.CutSettings & { readonly newLinesBudget: number }

@@ -22,6 +22,7 @@ import {
 } from "effect"
 import { Agents } from "./Agents.ts"
 import { makeReview } from "./internal/reviewRun.ts"
+import * as UntilDone from "./internal/untilDone.ts"
 import { MemoryPending } from "./MemoryPending.ts"
 import type { LastReview } from "./MemoryRoot.ts"
 import { MemoryStore, type View as StoreView } from "./MemoryStore.ts"
@@ -144,6 +145,19 @@ export const targetsIn = (
 /** One review of a conversation (of one member, in a group), forced past the failure policy or not. */
 export type Review = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
 
+/** How a run of reviews until done ended: every review's outcome in order, and why it stopped early, if it did. */
+export type Done = UntilDone.Done
+
+/** What `untilDone` is told: the cursor before the first review, and a check between reviews. */
+export type UntilDoneOptions<E, R> = UntilDone.Options<E, R>
+
+/**
+ * Review until done, the one loop every host runs: `review` again while each review goes on
+ * (`ReviewOutcome.goesOn`: newer lines wait, and it moved the cursor), stopping at the first that fails, is stopped,
+ * or finds nothing more; `options.between` may stop the run between two reviews, saying why.
+ */
+export const untilDone = UntilDone.untilDone
+
 /**
  * The review itself, without the scheduling: for a host that schedules reviews its own way (a cluster entity per
  * conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
@@ -219,7 +233,8 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
       running(
         (s) => ({ ...s, queued: removing(s.queued, ReviewOutcome.targetKey(target)), running: s.running + 1 }),
         review(target, false).pipe(
-          Effect.flatMap((outcome) => (outcome.moreFollow ? enqueue(target) : Effect.void)),
+          // Newer lines go to the back of the queue, so one long conversation does not hold the others back.
+          Effect.flatMap((outcome) => (ReviewOutcome.goesOn(outcome) ? enqueue(target) : Effect.void)),
           Effect.catchCause((cause) => Effect.logError("memory review crashed", cause))
         )
       )

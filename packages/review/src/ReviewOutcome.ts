@@ -14,7 +14,7 @@ import type {
   TranscriptError,
   UnlistedEntry
 } from "@mneme/core"
-import { Metric } from "effect"
+import { Data, Metric } from "effect"
 
 /** The key under which the review state keeps a conversation's cursor, failure record and the like. */
 export const cursorKey = (conversationId: string): string => `chat:${conversationId}`
@@ -124,7 +124,7 @@ export type ReviewError =
   TranscriptError | StorageError | ModelError | MalformedAnswer | UnlistedEntry | BadTopic | MemoryFull | TooManyTopics
 
 /** What every outcome says. */
-interface Common {
+type Common = {
   readonly conversationId: string
   /** The agent that owns the conversation; `undefined` when even that could not be read. */
   readonly agentId: string | undefined
@@ -138,71 +138,92 @@ interface Common {
   readonly moreFollow: boolean
 }
 
+/** How one review went, by its `_tag`. */
+export type Outcome = Data.TaggedEnum<{
+  /** The model's answers were applied and the cursor moved past the lines it saw. */
+  Reviewed: Common
+  /** No line after the cursor: no model call. */
+  NothingNew: Common
+  /** The new lines hold no user line: passed without a model call. */
+  NoUserLine: Common
+  /**
+   * The failure policy allows no model call for these lines now, or the agent's review budget for the day is spent
+   * (`budget` says so); the cursor stays where it is.
+   */
+  Stopped: Common & {
+    /** Why, when the agent's daily review budget stopped it (`MemoryConfig.reviewBudget`). */
+    readonly budget?: string | undefined
+    /** Failed reviews at this cursor so far. */
+    readonly failures: number
+    /** When the policy allows the next try, epoch ms; `undefined`: not until a success or a newer user line. */
+    readonly until: number | undefined
+  }
+  /** The agent was deleted: the review stopped and keeps nothing more. */
+  AgentGone: Common
+  /** The review failed; `changes` says what of its answers landed before it did. */
+  Failed: Common & {
+    /** Why, as a typed error a host can handle by tag. */
+    readonly error: ReviewError
+    /** The error's message for people, secrets masked, and that retries stopped where they did. */
+    readonly reason: string
+    /** Whether the failure policy stopped calling the model for these lines with this failure. */
+    readonly stopped: boolean
+  }
+}>
+
+/** The outcomes' constructors, `$is` and the exhaustive `$match`. */
+export const Outcome = Data.taggedEnum<Outcome>()
+
 /** The model's answers were applied and the cursor moved past the lines it saw. */
-export interface Reviewed extends Common {
-  readonly _tag: "Reviewed"
-}
+export type Reviewed = Data.TaggedEnum.Value<Outcome, "Reviewed">
 
 /** No line after the cursor: no model call. */
-export interface NothingNew extends Common {
-  readonly _tag: "NothingNew"
-}
+export type NothingNew = Data.TaggedEnum.Value<Outcome, "NothingNew">
 
 /** The new lines hold no user line: passed without a model call. */
-export interface NoUserLine extends Common {
-  readonly _tag: "NoUserLine"
-}
+export type NoUserLine = Data.TaggedEnum.Value<Outcome, "NoUserLine">
 
-/**
- * The failure policy allows no model call for these lines now, or the agent's review budget for the day is spent
- * (`budget` says so); the cursor stays where it is.
- */
-export interface Stopped extends Common {
-  readonly _tag: "Stopped"
-  /** Why, when the agent's daily review budget stopped it (`MemoryConfig.reviewBudget`). */
-  readonly budget?: string | undefined
-  /** Failed reviews at this cursor so far. */
-  readonly failures: number
-  /** When the policy allows the next try, epoch ms; `undefined`: not until a success or a newer user line. */
-  readonly until: number | undefined
-}
+/** The failure policy or the day's budget stopped the review; the cursor stays where it is. */
+export type Stopped = Data.TaggedEnum.Value<Outcome, "Stopped">
 
 /** The agent was deleted: the review stopped and keeps nothing more. */
-export interface AgentGone extends Common {
-  readonly _tag: "AgentGone"
-}
+export type AgentGone = Data.TaggedEnum.Value<Outcome, "AgentGone">
 
 /** The review failed; `changes` says what of its answers landed before it did. */
-export interface Failed extends Common {
-  readonly _tag: "Failed"
-  /** Why, as a typed error a host can handle by tag. */
-  readonly error: ReviewError
-  /** The error's message for people, secrets masked, and that retries stopped where they did. */
-  readonly reason: string
-  /** Whether the failure policy stopped calling the model for these lines with this failure. */
-  readonly stopped: boolean
-}
-
-/** How one review went. */
-export type Outcome = Reviewed | NothingNew | NoUserLine | Stopped | AgentGone | Failed
+export type Failed = Data.TaggedEnum.Value<Outcome, "Failed">
 
 /** Whether a review did what it had to: nothing failed, and the policy did not stop it. */
 export const isOk = (outcome: Outcome): outcome is Reviewed | NothingNew | NoUserLine =>
-  outcome._tag === "Reviewed" || outcome._tag === "NothingNew" || outcome._tag === "NoUserLine"
+  Outcome.$match(outcome, {
+    Reviewed: () => true,
+    NothingNew: () => true,
+    NoUserLine: () => true,
+    Stopped: () => false,
+    AgentGone: () => false,
+    Failed: () => false
+  })
 
 /** Why a review did not succeed, for people (`null` when it did). */
-export const reasonOf = (outcome: Outcome): string | null => {
-  switch (outcome._tag) {
-    case "Failed":
-      return outcome.reason
-    case "Stopped":
-      return outcome.budget ?? warnings.stopped
-    case "AgentGone":
-      return "the agent was deleted"
-    default:
-      return null
-  }
-}
+export const reasonOf = (outcome: Outcome): string | null =>
+  Outcome.$match(outcome, {
+    Reviewed: () => null,
+    NothingNew: () => null,
+    NoUserLine: () => null,
+    Stopped: (stopped) => stopped.budget ?? warnings.stopped,
+    AgentGone: () => "the agent was deleted",
+    Failed: (failed) => failed.reason
+  })
+
+/**
+ * Whether another review of the same target should follow `outcome` at once: newer lines than it read are waiting,
+ * and it moved the cursor on from `from` (when the cursor before it is known), so the next one reads new lines.
+ */
+export const goesOn = (outcome: Outcome, from?: number): boolean =>
+  isOk(outcome) && outcome.moreFollow && outcome.cursor !== undefined && outcome.cursor !== from
+
+/** A short description of an answer's change, for warnings and people: `add "…"`, `edit entry 3`. */
+export const describeChange = (change: Answer.Change): string =>
+  change.op === "add" ? `add ${JSON.stringify(change.text)}` : `${change.op} entry ${change.entry}`
 
 /** The stable texts of the review's warnings (logged with `Effect.logWarning`; details in the annotations). */
 export const warnings = {

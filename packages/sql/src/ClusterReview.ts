@@ -83,9 +83,7 @@ export const entities = (): Layer.Layer<never, never, Sharding.Sharding | Memory
       const latest = yield* Ref.make(0)
       const oneAtATime = yield* Semaphore.make(1)
       const toEnd = (target: ReviewOutcome.Target): Effect.Effect<string> =>
-        Effect.flatMap(review(target, false), (outcome) =>
-          outcome.moreFollow && ReviewOutcome.isOk(outcome) ? toEnd(target) : Effect.succeed(outcome._tag)
-        )
+        Effect.map(MemoryReview.untilDone(review(target, false)), (done) => done.outcomes.at(-1)!._tag)
       return ConversationReview.of({
         TurnStarted: () => Ref.update(latest, (n) => n + 1),
         TurnEnded: ({ payload }) =>

@@ -27,6 +27,7 @@ import type { ChangeError, MemoryStore } from "../MemoryStore.ts"
 import {
   type Applied,
   type Changes,
+  describeChange,
   type Edited,
   type FailedChange,
   noChanges,
@@ -87,8 +88,7 @@ const withSource = (meta: Entry.Metadata, source: string): Entry.Metadata =>
 const topicOf = (topic: string | undefined) => (topic === undefined ? {} : { topic })
 
 /** A short description of a change, for warnings. */
-export const describe = (change: Answer.Change): string =>
-  change.op === "add" ? `add ${JSON.stringify(change.text)}` : `${change.op} entry ${change.entry}`
+export const describe = describeChange
 
 /** The file an entry of `side` and `topic` was listed from, relative to the root. */
 const fileOf = (context: Context, side: "own" | "team", topic: string | undefined) =>

@@ -14,7 +14,7 @@
  * moved no cursor, so its lines are reviewed when watch runs again. Each review is a progress line, or with `--json`
  * one JSON object a line.
  */
-import { Lines, MaskedTaggedError, MemoryConfig, TranscriptError } from "@mneme/core"
+import { Lines, MaskedTaggedError, MemoryConfig } from "@mneme/core"
 import {
   Agents,
   Memory,
@@ -39,20 +39,21 @@ import {
   Path,
   Queue,
   Ref,
-  Schema,
-  Stream
+  Schema
 } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FileTranscript from "../../FileTranscript.ts"
 import * as NodePlatform from "../../NodePlatform.ts"
-import * as TranscriptFormat from "../../TranscriptFormat.ts"
+import * as OutcomeText from "../outcomeText.ts"
 import * as Txt from "../text.ts"
 import * as WatchFolder from "../watchFolder.ts"
 import { limits, memoryLocation, mneme, output, textArgument, textFlag, UsageError } from "./common.ts"
 import { formatFlag, readOptions } from "./formatFlag.ts"
 import * as MemoryLocation from "./memoryLocation.ts"
 import { chooseModel } from "./model.ts"
-import { estimate } from "./review.ts"
+import { estimate } from "./reviewCount.ts"
+import { catchSignals, type Current, folderTranscript } from "./watchPorts.ts"
+import { type Event, render, reviewed, type Said, unreadable } from "./watchEvents.ts"
 
 /** The folder to watch is not one. */
 export class NotWatchable extends MaskedTaggedError<NotWatchable>()("NotWatchable", {
@@ -62,189 +63,6 @@ export class NotWatchable extends MaskedTaggedError<NotWatchable>()("NotWatchabl
   override get message() {
     return `${this.folder} ${this.problem}`
   }
-}
-
-/** What watch says as it goes: a line for people, or one JSON object a line for scripts. */
-type Event =
-  | { readonly event: "watching"; readonly folder: string; readonly memory: string; readonly files: number }
-  | {
-      readonly event: "review"
-      readonly file: string
-      readonly conversation: string
-      readonly outcome: MemoryReview.Outcome["_tag"]
-      readonly cursor: number | null
-      readonly lastLine: number | null
-      readonly modelCalls: number
-      readonly added: ReadonlyArray<ReviewOutcome.Applied>
-      readonly edited: ReadonlyArray<ReviewOutcome.Edited>
-      readonly removed: ReadonlyArray<ReviewOutcome.Applied>
-      readonly leftOut: ReadonlyArray<ReviewOutcome.LeftOut>
-      readonly reason: string | null
-    }
-  | { readonly event: "held"; readonly file: string; readonly conversation: string; readonly reason: string }
-  | { readonly event: "unreadable"; readonly file: string; readonly reason: string }
-  | { readonly event: "error"; readonly file: string | null; readonly reason: string }
-  | { readonly event: "replaced"; readonly file: string; readonly conversation: string }
-  | { readonly event: "renamed"; readonly from: string; readonly to: string }
-  | { readonly event: "stopping"; readonly reviewing: string | null; readonly grace: number }
-  | { readonly event: "stopped"; readonly abandoned: string | null }
-
-/** A line of the transcript as a line names it: `#12`, or "the start" before the first. */
-const at = (seq: number | null) => (seq === null ? "the start" : `#${seq}`)
-
-/** What an entry's change looks like under a review's line. */
-const entryLine = (sign: string, entry: ReviewOutcome.Applied) =>
-  `  ${sign} ${entry.topic === undefined ? entry.scope : `${entry.scope} · ${entry.topic}`}: ${entry.text}`
-
-/** An event as lines for people, and whether they are for stderr (a problem, or watch itself) rather than stdout. */
-const render = (event: Event): { readonly lines: ReadonlyArray<string>; readonly stderr: boolean } => {
-  switch (event.event) {
-    case "watching":
-      return {
-        stderr: true,
-        lines: [
-          `mneme watch: following ${Txt.plural(event.files, "file", "files")} in ${event.folder} into ${event.memory}` +
-            " (Ctrl-C stops)"
-        ]
-      }
-    case "review": {
-      const of = event.lastLine === null ? "" : ` of #${event.lastLine}`
-      const calls = Txt.plural(event.modelCalls, "model call", "model calls")
-      const head = `${event.file}: `
-      switch (event.outcome) {
-        case "Reviewed":
-          return {
-            stderr: false,
-            lines: [
-              `${head}reviewed to ${at(event.cursor)}${of} (${calls}): ${Txt.count(event.added.length)} added, ` +
-                `${Txt.count(event.edited.length)} edited, ${Txt.count(event.removed.length)} removed, ` +
-                `${Txt.count(event.leftOut.length)} left out`,
-              ...event.added.map((entry) => entryLine("+", entry)),
-              ...event.edited.map((entry) => entryLine("~", entry)),
-              ...event.removed.map((entry) => entryLine("-", entry))
-            ]
-          }
-        case "NothingNew":
-          return { stderr: false, lines: [] }
-        case "NoUserLine":
-          return { stderr: false, lines: [`${head}no user line up to ${at(event.cursor)}${of}, nothing to keep`] }
-        default:
-          return { stderr: true, lines: [`${head}not reviewed at ${at(event.cursor)}${of}: ${event.reason}`] }
-      }
-    }
-    case "held":
-    case "unreadable":
-      return { stderr: true, lines: [`${event.file}: ${event.reason}`] }
-    case "error":
-      return { stderr: true, lines: [`mneme watch: ${event.file === null ? "" : `${event.file}: `}${event.reason}`] }
-    case "replaced":
-      return {
-        stderr: true,
-        lines: [`${event.file}: cut or replaced since its review; reviewed as a new conversation from its first line`]
-      }
-    case "renamed":
-      return { stderr: true, lines: [`${event.from}: moved to ${event.to}, which goes on from its cursor`] }
-    case "stopping":
-      return {
-        stderr: true,
-        lines: [
-          event.reviewing === null
-            ? "mneme watch: stopping"
-            : `mneme watch: stopping once the review of ${event.reviewing} finishes (at most ` +
-              `${Txt.plural(event.grace, "second", "seconds")}; Ctrl-C again abandons it)`
-        ]
-      }
-    case "stopped":
-      return {
-        stderr: true,
-        lines: [
-          event.abandoned === null
-            ? "mneme watch: stopped"
-            : `mneme watch: stopped; the review of ${event.abandoned} was abandoned, its lines are reviewed when ` +
-              "watch runs again"
-        ]
-      }
-  }
-}
-
-/**
- * Why a file could not be read, without its path (the line names it): a file of no transcript shape is said in
- * short, as a folder may hold other files (`mneme review FILE` says what is wrong with it at length).
- */
-const unreadable = (reason: string, file: string): string =>
-  reason.includes(TranscriptFormat.fitsNone)
-    ? "not a transcript in a shape mneme reads (mneme review FILE says why); skipped until it changes"
-    : `${reason.startsWith(file) ? reason.slice(file.length).replace(/^:? /, "") : reason}; tried again when it changes`
-
-/** The signals that stop watch. */
-const stopSignals = ["SIGINT", "SIGTERM"] as const
-
-/**
- * The stop signals, as they come, in `signals`, for as long as the scope is open: the process's own handlers of them
- * (the runtime's, which would interrupt the command at once) are set aside meanwhile and put back after.
- */
-const catchSignals = (signals: Queue.Queue<string>) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      stopSignals.map((name) => {
-        const before = process.listeners(name)
-        process.removeAllListeners(name)
-        const listener = () => Queue.offerUnsafe(signals, name)
-        process.on(name, listener)
-        return { name, before, listener }
-      })
-    ),
-    (caught) =>
-      Effect.sync(() => {
-        for (const { name, before, listener } of caught) {
-          process.removeListener(name, listener)
-          for (const handler of before) process.on(name, handler as () => void)
-        }
-      })
-  )
-
-/** The current review's transcript: the file being reviewed, as the review's `Transcript` reads it. */
-interface Current {
-  readonly conversationId: string
-  readonly transcript: Transcript.Transcript["Service"]
-}
-
-/**
- * The `Transcript` port of a folder: the file under review (one at a time), as `FileTranscript.open` serves it; a
- * conversation that is not under review has no lines to give.
- */
-const folderTranscript = (current: Ref.Ref<Current | undefined>, agentId: string): Transcript.Transcript["Service"] => {
-  const notNow = (conversationId: string) =>
-    new TranscriptError({ reason: `conversation ${JSON.stringify(conversationId)} is not being reviewed now` })
-  const lines = (
-    conversationId: string,
-    read: (transcript: Transcript.Transcript["Service"]) => Stream.Stream<Lines.Line, TranscriptError> | undefined
-  ) =>
-    Stream.unwrap(
-      Effect.map(Ref.get(current), (now) =>
-        now?.conversationId === conversationId
-          ? (read(now.transcript) ?? Stream.empty)
-          : Stream.fail(notNow(conversationId))
-      )
-    )
-  const inReview = <A>(
-    conversationId: string,
-    ask: (transcript: Transcript.Transcript["Service"]) => Effect.Effect<A, TranscriptError>
-  ) =>
-    Effect.flatMap(Ref.get(current), (now) =>
-      now?.conversationId === conversationId ? ask(now.transcript) : Effect.fail(notNow(conversationId))
-    )
-  return Transcript.Transcript.of({
-    newestFirst: (id) => lines(id, (transcript) => transcript.newestFirst(id)),
-    oldestAfter: (id, cursor) => lines(id, (transcript) => transcript.oldestAfter?.(id, cursor)),
-    newestUpTo: (id, seq) => lines(id, (transcript) => transcript.newestUpTo?.(id, seq)),
-    agentOf: () => Effect.succeed(agentId),
-    membersOf: (id) => inReview(id, () => Effect.succeed(undefined)),
-    anchor: (id, seq) =>
-      Effect.flatMap(Ref.get(current), (now) =>
-        now?.conversationId === id ? now.transcript.anchor(id, seq) : Effect.succeed(Transcript.defaultAnchor(id, seq))
-      )
-  })
 }
 
 /** The command's flags. */
@@ -290,12 +108,14 @@ const run = Effect.fnUntraced(function* (input: Input) {
   const skip = (file: string) =>
     memoryDir !== undefined && (file === memoryDir || file.startsWith(memoryDir + path.sep))
 
-  const say = (event: Event) => {
+  /** An event, as a JSON line or as `said` for people. */
+  const tell = (event: Event, said: Said) => {
     if (out.json) return Console.log(JSON.stringify(event))
-    const { lines, stderr } = render(event)
+    const { lines, stderr } = said
     if (lines.length === 0) return Effect.void
     return stderr ? Console.error(lines.join("\n")) : Console.log(lines.join("\n"))
   }
+  const say = (event: Exclude<Event, { readonly event: "review" }>) => tell(event, render(event))
 
   const current = yield* Ref.make<Current | undefined>(undefined)
   const ports = Layer.mergeAll(
@@ -437,7 +257,7 @@ const run = Effect.fnUntraced(function* (input: Input) {
           file: shown,
           conversation: conversationId,
           reason:
-            `not reviewed: its lines after ${at(saved ?? null)} would take about ` +
+            `not reviewed: its lines after ${OutcomeText.at(saved)} would take about ` +
             `${Txt.plural(planned.calls.length, "model call", "model calls")}, more than --max-calls ` +
             `${Txt.count(input.maxCalls)}; review them with mneme review ${JSON.stringify(file)}` +
             `${Option.match(input.format, { onNone: () => "", onSome: (format) => ` --format ${format}` })} ` +
@@ -451,22 +271,28 @@ const run = Effect.fnUntraced(function* (input: Input) {
       const outcome = yield* review({ conversationId, member: undefined }, false).pipe(
         Effect.ensuring(Ref.set(current, undefined))
       )
-      yield* say({
-        event: "review",
-        file: shown,
-        conversation: conversationId,
-        outcome: outcome._tag,
-        cursor: outcome.cursor ?? null,
-        lastLine: lines.count === 0 ? null : lastLine,
-        modelCalls: outcome.modelCalls,
-        added: outcome.changes.added,
-        edited: outcome.changes.edited,
-        removed: outcome.changes.removed,
-        leftOut: outcome.changes.leftOut,
-        reason:
-          ReviewOutcome.reasonOf(outcome) === null ? null : Lines.mask(ReviewOutcome.reasonOf(outcome) ?? "", config)
-      })
-      if (outcome.moreFollow && outcome.cursor !== undefined && outcome.cursor !== start) yield* enqueue(file)
+      const mask = (reason: string) => Lines.mask(reason, config)
+      const reason = ReviewOutcome.reasonOf(outcome)
+      const lastLineShown = lines.count === 0 ? null : lastLine
+      yield* tell(
+        {
+          event: "review",
+          file: shown,
+          conversation: conversationId,
+          outcome: outcome._tag,
+          cursor: outcome.cursor ?? null,
+          lastLine: lastLineShown,
+          modelCalls: outcome.modelCalls,
+          added: outcome.changes.added,
+          edited: outcome.changes.edited,
+          removed: outcome.changes.removed,
+          leftOut: outcome.changes.leftOut,
+          reason: reason === null ? null : mask(reason)
+        },
+        reviewed(shown, outcome, lastLineShown, mask)
+      )
+      // Newer lines go to the back of the queue, so one long file does not hold the others back.
+      if (ReviewOutcome.goesOn(outcome, start)) yield* enqueue(file)
     }).pipe(Effect.scoped)
 
   /** Takes the queued files one at a time, and stops taking them once watch is stopping. */

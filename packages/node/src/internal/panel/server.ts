@@ -15,14 +15,13 @@ import {
   MemoryStore,
   Platform,
   ReviewModel,
-  ReviewOutcome,
   ReviewState
 } from "@mneme/review"
 import { Context, Effect, Layer, Option, Ref, Result, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { networkInterfaces } from "node:os"
 import * as FileTranscript from "../../FileTranscript.ts"
-import * as Txt from "../text.ts"
+import * as OutcomeText from "../outcomeText.ts"
 import * as Ask from "./ask.ts"
 import * as Assets from "./assets.ts"
 import * as Conversations from "./conversations.ts"
@@ -504,30 +503,17 @@ const summary = (form: typeof AgentForm.Type) =>
   )
 
 /** A review's outcome in words. */
-const outcomeText = (label: string, outcome: MemoryReview.Outcome): Views.Notice => {
-  const at = outcome.cursor === undefined ? "the start" : `#${outcome.cursor}`
-  const changes = outcome.changes
-  switch (outcome._tag) {
-    case "Reviewed":
-      return {
-        kind: "ok",
-        text:
-          `Reviewed ${label} to ${at} (${Txt.plural(outcome.modelCalls, "model call", "model calls")}): ` +
-          `${Txt.count(changes.added.length)} added, ${Txt.count(changes.edited.length)} edited, ` +
-          `${Txt.count(changes.removed.length)} removed, ${Txt.count(changes.leftOut.length)} left out` +
-          (outcome.moreFollow ? ". Newer lines follow: review it again to go on." : ".")
-      }
-    case "NothingNew":
-      return { kind: "info", text: `Nothing new in ${label} after ${at}.` }
-    case "NoUserLine":
-      return { kind: "info", text: `No user line in ${label} up to ${at}: nothing to keep.` }
-    default:
-      return {
-        kind: "refused",
-        text: `The review of ${label} failed at ${at}: ${ReviewOutcome.reasonOf(outcome) ?? outcome._tag}`
-      }
-  }
-}
+const outcomeText = (label: string, outcome: MemoryReview.Outcome): Views.Notice =>
+  OutcomeText.render<Views.Notice>(outcome, {
+    reviewed: (phrase) => ({
+      kind: "ok",
+      text:
+        `Reviewed ${label} ${phrase}` + (outcome.moreFollow ? ". Newer lines follow: review it again to go on." : ".")
+    }),
+    nothingNew: (phrase) => ({ kind: "info", text: `Nothing new in ${label} ${phrase}.` }),
+    noUserLine: (phrase) => ({ kind: "info", text: `No user line in ${label} ${phrase}: nothing to keep.` }),
+    notDone: (phrase) => ({ kind: "refused", text: `The review of ${label} failed ${phrase}` })
+  })
 
 const reviewNow = (form: typeof ReviewForm.Type) =>
   Effect.gen(function* () {
