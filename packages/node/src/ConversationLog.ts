@@ -402,7 +402,7 @@ export const layerPorts = (
     Layer.effect(
       Transcript.Transcript,
       Effect.map(ConversationLog, (log) =>
-        Transcript.Transcript.of({
+        Transcript.make({
           newestFirst: log.newestFirst,
           agentOf: (conversationId) =>
             Effect.flatMap(log.agentOf(conversationId), (agent) =>

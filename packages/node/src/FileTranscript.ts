@@ -393,28 +393,30 @@ const portsOver = (
   const ours = (conversationId: string, stream: () => Stream.Stream<Lines.Line, TranscriptError>) =>
     conversationId === options.conversationId ? stream() : Stream.fail(unknown(conversationId))
   return Layer.mergeAll(
-    Layer.succeed(Transcript.Transcript)({
-      newestFirst: (conversationId) => ours(conversationId, () => linesFrom(lines.count - 1, -1)),
-      oldestAfter: (conversationId, cursor) =>
-        ours(conversationId, () => linesFrom(TranscriptIndex.after(lines, cursor), 1)),
-      newestUpTo: (conversationId, seq) =>
-        ours(conversationId, () => linesFrom(TranscriptIndex.after(lines, seq) - 1, -1)),
-      agentOf: (conversationId) =>
-        conversationId === options.conversationId
-          ? Effect.succeed(options.agentId)
-          : Effect.fail(unknown(conversationId)),
-      membersOf: (conversationId) =>
-        conversationId === options.conversationId
-          ? Effect.succeed(options.members)
-          : Effect.fail(unknown(conversationId)),
-      anchor: (conversationId, seq) =>
-        Effect.succeed(
-          Transcript.defaultAnchor(
-            conversationId === options.conversationId ? (options.label ?? conversationId) : conversationId,
-            seq
+    Layer.succeed(Transcript.Transcript)(
+      Transcript.make({
+        newestFirst: (conversationId) => ours(conversationId, () => linesFrom(lines.count - 1, -1)),
+        oldestAfter: (conversationId, cursor) =>
+          ours(conversationId, () => linesFrom(TranscriptIndex.after(lines, cursor), 1)),
+        newestUpTo: (conversationId, seq) =>
+          ours(conversationId, () => linesFrom(TranscriptIndex.after(lines, seq) - 1, -1)),
+        agentOf: (conversationId) =>
+          conversationId === options.conversationId
+            ? Effect.succeed(options.agentId)
+            : Effect.fail(unknown(conversationId)),
+        membersOf: (conversationId) =>
+          conversationId === options.conversationId
+            ? Effect.succeed(options.members)
+            : Effect.fail(unknown(conversationId)),
+        anchor: (conversationId, seq) =>
+          Effect.succeed(
+            Transcript.defaultAnchor(
+              conversationId === options.conversationId ? (options.label ?? conversationId) : conversationId,
+              seq
+            )
           )
-        )
-    }),
+      })
+    ),
     Layer.succeed(Agents.Agents)({
       get: (agentId) =>
         Effect.succeed(

@@ -285,7 +285,7 @@ const readerPort = (reader: TranscriptReader) => {
     )
   return Layer.succeed(
     Transcript.Transcript,
-    Transcript.Transcript.of({
+    Transcript.make({
       newestFirst: (conversationId) =>
         Stream.unwrap(Effect.map(linesOf(conversationId), (lines) => Stream.fromIterable(lines.toReversed()))),
       agentOf: (conversationId) =>
@@ -309,7 +309,7 @@ const readerPort = (reader: TranscriptReader) => {
 const logPort = Layer.effect(
   Transcript.Transcript,
   Effect.map(ConversationLog.ConversationLog, (log) =>
-    Transcript.Transcript.of({
+    Transcript.make({
       newestFirst: log.newestFirst,
       agentOf: (conversationId) =>
         Effect.flatMap(log.agentOf(conversationId), (agent) =>
