@@ -25,7 +25,7 @@ const append = (conversationId: string, line: Omit<Lines.Line, "seq">) => {
 const HostPorts = Layer.mergeAll(
   Layer.succeed(
     Transcript.Transcript,
-    Transcript.Transcript.of({
+    Transcript.make({
       newestFirst: (conversationId) => Stream.fromIterable((log.get(conversationId) ?? []).toReversed()),
       agentOf: () => Effect.succeed("ada"),
       anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))

@@ -19,13 +19,18 @@ import {
   OutsideRoot,
   ReadFailed,
   StorageError,
-  Text,
-  Topic,
   TranscriptError,
   WriteFailed
 } from "@mneme/core"
 import { Agents, MemoryRoot, Platform, Transcript } from "@mneme/review"
 import { Context, Effect, FileSystem, Layer, Option, Path, type PlatformError, Ref, Schema, Stream } from "effect"
+import { idProblem, shown } from "./internal/conversationId.ts"
+import { chunkSize, linesBackward, type RawLine } from "./internal/logBackward.ts"
+
+/** How many bytes of a log are read at a time, from its end. */
+export { chunkSize }
+
+const encoder = new TextEncoder()
 
 /** The folder of the logs, relative to the memory root. */
 export const folder = "conversations"
@@ -87,91 +92,6 @@ export class ConversationLog extends Context.Service<
     readonly agentOf: (conversationId: string) => Effect.Effect<string | undefined, TranscriptError>
   }
 >()("@mneme/node/ConversationLog") {}
-
-/** The most characters of an id a message quotes. */
-const shownMax = 60
-
-/** An id as a message quotes it: its secrets masked, and cut. */
-const shown = (id: string): string => {
-  const masked = Lines.mask(id, {})
-  return Text.length(masked) > shownMax ? `${Text.take(masked, shownMax)}…` : masked
-}
-
-const safeId = /^[A-Za-z0-9_-]{1,128}$/
-
-/** Why a conversation id cannot name a log, or nothing. */
-const idProblem = (conversationId: string): string | undefined =>
-  !safeId.test(conversationId)
-    ? "a conversation id is 1-128 letters, digits, _ or - (the same id for every turn of one conversation)"
-    : Topic.isDeviceName(conversationId)
-      ? "a conversation id may not be a device name such as con or nul"
-      : undefined
-
-/** How many bytes of a log are read at a time, from its end. */
-export const chunkSize = 64 * 1024
-
-/** One line of a log as read from its end: its text, its size in bytes, and whether no line break ends it. */
-interface RawLine {
-  readonly text: string
-  readonly bytes: number
-  /** The text after the file's last line break: a line written without one, or a torn write. */
-  readonly unterminated: boolean
-}
-
-const newline = 0x0a
-const decoder = new TextDecoder("utf-8", { fatal: true })
-const encoder = new TextEncoder()
-
-/** Where the bytes not read yet end, the line the last chunk cut at its start, and whether a line break was met. */
-interface Backward {
-  readonly end: number
-  readonly carry: Uint8Array
-  readonly unterminated: boolean
-}
-
-/** A line's bytes as text. */
-const rawLine = (bytes: Uint8Array, unterminated: boolean, name: string): Effect.Effect<RawLine, TranscriptError> =>
-  Effect.try({
-    try: () => ({ text: decoder.decode(bytes), bytes: bytes.length, unterminated: unterminated && bytes.length > 0 }),
-    catch: () => new TranscriptError({ reason: `${name} holds bytes that are not UTF-8 text` })
-  })
-
-/**
- * The non-blank lines of an open file of `size` bytes, newest first, read a chunk at a time from its end: a line is
- * decoded once it is whole, so only one chunk and the line it cut are held at a time.
- */
-const linesBackward = (
-  file: FileSystem.File,
-  size: number,
-  name: string
-): Stream.Stream<RawLine, PlatformError.PlatformError | TranscriptError> =>
-  Stream.paginate<Backward, RawLine, PlatformError.PlatformError | TranscriptError>(
-    { end: size, carry: new Uint8Array(0), unterminated: true },
-    (state) =>
-      Effect.gen(function* () {
-        const start = Math.max(0, state.end - chunkSize)
-        const read = yield* file.readAlloc(state.end - start, { position: BigInt(start) })
-        const chunk = Option.getOrElse(read, () => new Uint8Array(0))
-        const bytes = new Uint8Array(chunk.length + state.carry.length)
-        bytes.set(chunk)
-        bytes.set(state.carry, chunk.length)
-        const lines: Array<RawLine> = []
-        let stop = bytes.length
-        for (let at = bytes.length - 1; at >= 0; at--) {
-          if (bytes[at] !== newline) continue
-          lines.push(yield* rawLine(bytes.subarray(at + 1, stop), state.unterminated && stop === bytes.length, name))
-          stop = at
-        }
-        // What comes before the chunk's first line break: the file's first line, or a line the chunk's start cut.
-        const front = bytes.subarray(0, stop)
-        const unterminated = state.unterminated && stop === bytes.length
-        if (start === 0) lines.push(yield* rawLine(front, unterminated, name))
-        const filled = lines.filter((line) => line.text.trim() !== "")
-        return start === 0
-          ? ([filled, Option.none()] as const)
-          : ([filled, Option.some({ end: start, carry: front.slice(), unterminated })] as const)
-      })
-  )
 
 const decodeLine = Schema.decodeUnknownOption(Schema.fromJsonString(LogLine))
 
@@ -391,33 +311,36 @@ export const layer = (
 ): Layer.Layer<ConversationLog, never, FileSystem.FileSystem | Path.Path | MemoryRoot.MemoryRoot> =>
   Layer.effect(ConversationLog, make(options))
 
+/** The logs as the review's `Transcript` (anchors `<conversationId> #<seq>`), for hosts with agents of their own. */
+export const layerTranscript: Layer.Layer<Transcript.Transcript, never, ConversationLog> = Layer.effect(
+  Transcript.Transcript,
+  Effect.map(ConversationLog, (log) =>
+    Transcript.make({
+      newestFirst: log.newestFirst,
+      agentOf: (conversationId) =>
+        Effect.flatMap(log.agentOf(conversationId), (agent) =>
+          agent === undefined
+            ? Effect.fail(
+                new TranscriptError({
+                  reason: `no conversation ${JSON.stringify(shown(conversationId))} is logged under the memory root`
+                })
+              )
+            : Effect.succeed(agent)
+        ),
+      anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))
+    })
+  )
+)
+
 /**
  * The logs as the review's host ports, for the one agent `agentId` (who may write team memory): its `Transcript`
- * (anchors `<conversationId> #<seq>`) and its `Agents`.
+ * (`layerTranscript`) and its `Agents`.
  */
 export const layerPorts = (
   agentId: string
 ): Layer.Layer<Transcript.Transcript | Agents.Agents, never, ConversationLog> =>
   Layer.merge(
-    Layer.effect(
-      Transcript.Transcript,
-      Effect.map(ConversationLog, (log) =>
-        Transcript.Transcript.of({
-          newestFirst: log.newestFirst,
-          agentOf: (conversationId) =>
-            Effect.flatMap(log.agentOf(conversationId), (agent) =>
-              agent === undefined
-                ? Effect.fail(
-                    new TranscriptError({
-                      reason: `no conversation ${JSON.stringify(shown(conversationId))} is logged under the memory root`
-                    })
-                  )
-                : Effect.succeed(agent)
-            ),
-          anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))
-        })
-      )
-    ),
+    layerTranscript,
     Layer.succeed(Agents.Agents)({
       get: (id) => Effect.succeed(id === agentId ? { id, name: id, mayWriteTeam: true } : undefined)
     })

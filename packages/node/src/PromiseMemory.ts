@@ -8,34 +8,21 @@
  * typed error's tag and message.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { type Lines, MaskedTaggedError, MemoryConfig, ModelError, TranscriptError } from "@mneme/core"
-import {
-  Agents,
-  FileRoot,
-  Memory,
-  MemoryPrompt,
-  MemoryRecall,
-  MemoryReview,
-  MemoryTools,
-  ReviewModel,
-  Transcript
-} from "@mneme/review"
-import {
-  Cause,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  ManagedRuntime,
-  Redacted,
-  Result,
-  Schema,
-  SchemaIssue,
-  Stream
-} from "effect"
+import { MaskedTaggedError, MemoryConfig } from "@mneme/core"
+import { FileRoot, Memory, MemoryPrompt, MemoryRecall, MemoryReview, MemoryTools } from "@mneme/review"
+import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Result, Schema } from "effect"
 import * as ConversationLog from "./ConversationLog.ts"
 import * as NodePlatform from "./NodePlatform.ts"
-import * as OpenAiCompat from "./OpenAiCompat.ts"
+import {
+  agentsPort,
+  decodeNewLine,
+  problemOf,
+  readerPort,
+  type AgentOptions,
+  type Line,
+  type TranscriptReader
+} from "./internal/promiseMemory/hostPorts.ts"
+import { defined, modelLayer, type ModelOptions } from "./internal/promiseMemory/model.ts"
 
 /** A failure of mneme, as a plain `Error`: `tag` is the typed error's tag (`MemoryFull`, `BadConversation`…). */
 export class MemoryError extends Error {
@@ -58,55 +45,8 @@ export class BadOptions extends MaskedTaggedError<BadOptions>()("BadOptions", { 
   }
 }
 
-/** The review's model: an OpenAI-compatible Chat Completions server (OpenAI, DeepSeek, Ollama, llama.cpp, vLLM). */
-export interface ModelOptions {
-  /** The API root, such as `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
-  readonly baseUrl: string
-  readonly model: string
-  /** Sent as a bearer token; none for a local server. Never logged or shown in an error. */
-  readonly apiKey?: string | undefined
-  /** Seconds one model call may take (120 by default). */
-  readonly timeoutSeconds?: number | undefined
-  /** The answer's output cap in tokens (2,048 by default). */
-  readonly maxTokens?: number | undefined
-  /** See `OpenAiCompat.Settings`: the field the cap is sent in, reasoning off, structured output, the window. */
-  readonly maxTokensField?: OpenAiCompat.MaxTokensField | undefined
-  readonly reasoning?: OpenAiCompat.Reasoning | undefined
-  readonly structured?: OpenAiCompat.Structured | undefined
-  readonly contextWindow?: number | undefined
-}
-
-/** An agent of the host. */
-export interface AgentOptions {
-  /** Its name in the review's prompt (its id by default). */
-  readonly name?: string | undefined
-  readonly role?: string | undefined
-  /** Whether it may write team memory (by default, yes). */
-  readonly mayWriteTeam?: boolean | undefined
-}
-
-/** A line of a conversation, as the host hands it over: who said it and what (see `Lines.Line`). */
-export interface Line {
-  readonly who: "user" | "agent" | "other"
-  readonly text: string
-  /** The speaker's name: needed for `other`. */
-  readonly name?: string | undefined
-  /** A line that is not words someone said: a tool call, a tool result, or text quoting the memory section. */
-  readonly kind?: "tool-call" | "tool-result" | "memory" | undefined
-}
-
-/** A line of the host's own transcript: a `Line` with its `seq`, a whole number that grows from line to line. */
-export interface NumberedLine extends Line {
-  readonly seq: number
-}
-
-/** The host's own transcript, read instead of the conversation logs kept under the memory folder. */
-export interface TranscriptReader {
-  /** A conversation's lines, oldest first. */
-  readonly lines: (conversationId: string) => Promise<ReadonlyArray<NumberedLine>> | ReadonlyArray<NumberedLine>
-  /** The agent whose conversation it is. */
-  readonly agentOf: (conversationId: string) => Promise<string> | string
-}
+export type { ModelOptions } from "./internal/promiseMemory/model.ts"
+export type { AgentOptions, Line, NumberedLine, TranscriptReader } from "./internal/promiseMemory/hostPorts.ts"
 
 /** Settings over mneme's defaults (`MemoryConfig.Settings`), durations in milliseconds. */
 export type Settings = Partial<
@@ -204,166 +144,8 @@ const asError = (cause: Cause.Cause<unknown>): MemoryError => {
   return new MemoryError("Defect", `mneme itself failed, which is a bug: ${message}`, error)
 }
 
-const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** What a schema found wrong with a value from the host, in words. */
-const problemOf = (error: Schema.SchemaError): string => {
-  const issue = formatIssue(error.issue).issues[0]
-  const path = (issue?.path ?? []).map(String).join(".")
-  return `${path === "" ? "" : `"${path}": `}${issue?.message ?? "it does not read"}`
-}
-
-/** A line the host hands over. */
-const NewLine = Schema.Struct({
-  who: Schema.Literals(["user", "agent", "other"]),
-  text: Schema.String,
-  name: Schema.optionalKey(Schema.String),
-  kind: Schema.optionalKey(Schema.Literals(["tool-call", "tool-result", "memory"]))
-})
-
-const decodeNewLine = Schema.decodeUnknownResult(NewLine)
-
-/** A line of the host's own transcript. */
-const NumberedLines = Schema.Array(Schema.Struct({ seq: Schema.Int, ...NewLine.fields }))
-
-const decodeNumbered = Schema.decodeUnknownResult(NumberedLines)
-
 /** The tools' arguments as OpenAI sends them: a JSON text. */
 const decodeArguments = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Unknown))
-
-/** A value of `undefined` keys dropped, for options whose types say "absent", not "undefined". */
-const defined = <A extends object>(value: A): A =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A
-
-/** The host's agents as mneme's port. */
-const agentsPort = (agents: MemoryOptions["agents"]) =>
-  Layer.succeed(
-    Agents.Agents,
-    Agents.Agents.of({
-      get: (id) => {
-        if (agents === undefined) return Effect.succeed({ id, name: id, mayWriteTeam: true })
-        const agent = Object.hasOwn(agents, id) ? agents[id] : undefined
-        return Effect.succeed(
-          agent === undefined
-            ? undefined
-            : {
-                id,
-                name: agent.name ?? id,
-                ...(agent.role === undefined ? {} : { role: agent.role }),
-                mayWriteTeam: agent.mayWriteTeam ?? true
-              }
-        )
-      }
-    })
-  )
-
-/** The host's own transcript as mneme's port: each read asks the host, and checks what it gives. */
-const readerPort = (reader: TranscriptReader) => {
-  const ask = <A>(conversationId: string, what: string, call: () => Promise<A> | A) =>
-    Effect.tryPromise({
-      try: async () => call(),
-      catch: (error) =>
-        new TranscriptError({
-          reason: `the host's transcript could not give ${what} of conversation ${JSON.stringify(conversationId)}: ${
-            error instanceof Error ? error.message : String(error)
-          }`
-        })
-    })
-  const linesOf = (conversationId: string) =>
-    Effect.flatMap(
-      ask(conversationId, "the lines", () => reader.lines(conversationId)),
-      (given) =>
-        Result.match(decodeNumbered(given), {
-          onFailure: (error) =>
-            Effect.fail(
-              new TranscriptError({
-                reason: `the host's transcript of conversation ${JSON.stringify(conversationId)} has a line that is not one: ${problemOf(error)}`
-              })
-            ),
-          onSuccess: (lines) => Effect.succeed(lines as ReadonlyArray<Lines.Line>)
-        })
-    )
-  return Layer.succeed(
-    Transcript.Transcript,
-    Transcript.Transcript.of({
-      newestFirst: (conversationId) =>
-        Stream.unwrap(Effect.map(linesOf(conversationId), (lines) => Stream.fromIterable(lines.toReversed()))),
-      agentOf: (conversationId) =>
-        Effect.flatMap(
-          ask(conversationId, "the agent", () => reader.agentOf(conversationId)),
-          (agent) =>
-            typeof agent === "string" && agent !== ""
-              ? Effect.succeed(agent)
-              : Effect.fail(
-                  new TranscriptError({
-                    reason: `the host's transcript gives no agent of conversation ${JSON.stringify(conversationId)}`
-                  })
-                )
-        ),
-      anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))
-    })
-  )
-}
-
-/** The conversation logs under the memory folder as mneme's transcript. */
-const logPort = Layer.effect(
-  Transcript.Transcript,
-  Effect.map(ConversationLog.ConversationLog, (log) =>
-    Transcript.Transcript.of({
-      newestFirst: log.newestFirst,
-      agentOf: (conversationId) =>
-        Effect.flatMap(log.agentOf(conversationId), (agent) =>
-          agent === undefined
-            ? Effect.fail(
-                new TranscriptError({
-                  reason: `no line of conversation ${JSON.stringify(conversationId)} was appended`
-                })
-              )
-            : Effect.succeed(agent)
-        ),
-      anchor: (conversationId, seq) => Effect.succeed(Transcript.defaultAnchor(conversationId, seq))
-    })
-  )
-)
-
-/** A model for memory without one: the review is off, so it is never asked. */
-const noModel = ReviewModel.layer(() =>
-  Effect.fail(new ModelError({ reason: "no model was given to createMemory: reviews do not run" }))
-)
-
-/** The review's model from the host's options, or what is wrong with them. */
-const modelLayer = (model: ModelOptions | undefined) => {
-  if (model === undefined) return Result.succeed(noModel)
-  if (typeof model.baseUrl !== "string" || !URL.canParse(model.baseUrl)) {
-    return Result.fail(`model.baseUrl must be the server's API root, such as http://127.0.0.1:11434/v1`)
-  }
-  if (typeof model.model !== "string" || model.model.trim() === "") {
-    return Result.fail("model.model must name the model the server should run")
-  }
-  return Result.succeed(
-    OpenAiCompat.layerReviewModel(
-      defined({
-        baseUrl: model.baseUrl,
-        model: model.model,
-        apiKey: model.apiKey === undefined || model.apiKey === "" ? undefined : Redacted.make(model.apiKey),
-        timeout: model.timeoutSeconds === undefined ? undefined : Duration.seconds(model.timeoutSeconds),
-        outputTokensMax: model.maxTokens,
-        maxTokensField: model.maxTokensField,
-        reasoning: model.reasoning,
-        structured: model.structured,
-        contextWindow: model.contextWindow,
-        names: {
-          baseUrl: "model.baseUrl",
-          apiKey: "model.apiKey",
-          model: "model.model",
-          timeout: "model.timeoutSeconds",
-          outputTokensMax: "model.maxTokens",
-          contextWindow: "model.contextWindow"
-        }
-      })
-    )
-  )
-}
 
 /** The most conversations' frozen sections kept at once. */
 const sessionsKept = 1_000
@@ -397,7 +179,7 @@ export const createMemory = async (options: MemoryOptions): Promise<Memory> => {
   const defaultAgent = options.agentId ?? "default"
   const root = FileRoot.layer({ root: options.root })
   const log = ConversationLog.layer({ root: options.root }).pipe(Layer.provide(root))
-  const transcript = options.transcript === undefined ? logPort : readerPort(options.transcript)
+  const transcript = options.transcript === undefined ? ConversationLog.layerTranscript : readerPort(options.transcript)
   const services = Memory.layerOver(root, { settings }).pipe(
     Layer.provide(Layer.mergeAll(transcript, agentsPort(options.agents), model.success)),
     Layer.provideMerge(log),

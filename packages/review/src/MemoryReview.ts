@@ -134,12 +134,10 @@ export const targetsIn = (
   transcript: Transcript["Service"],
   conversationId: string
 ): Effect.Effect<ReadonlyArray<ReviewOutcome.Target>, TranscriptError> =>
-  (transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)).pipe(
-    Effect.map((members): ReadonlyArray<ReviewOutcome.Target> =>
-      members === undefined
-        ? [{ conversationId, member: undefined }]
-        : members.map((member) => ({ conversationId, member }))
-    )
+  Effect.map(transcript.membersOf(conversationId), (members): ReadonlyArray<ReviewOutcome.Target> =>
+    members === undefined
+      ? [{ conversationId, member: undefined }]
+      : members.map((member) => ({ conversationId, member }))
   )
 
 /** One review of a conversation (of one member, in a group), forced past the failure policy or not. */

@@ -1,6 +1,7 @@
 /**
- * The host's transcript, as mneme reads it: a conversation's lines newest first, the agent that owns it (or the member
- * agents of a group), and the anchor an entry cites as its source. A host provides this port; the test kit has an in-memory one.
+ * The host's transcript, as mneme reads it: a conversation's lines newest first (and from a cursor either way), the
+ * agent that owns it (or the member agents of a group), and the anchor an entry cites as its source. A host gives what
+ * it has to `make`, which fills the rest; the test kit has an in-memory one.
  */
 import { Context, Effect, Stream } from "effect"
 import type { Lines, TranscriptError } from "@mneme/core"
@@ -17,23 +18,63 @@ export class Transcript extends Context.Service<
      * quoted memory carries its `kind` (`Lines.Kind`): the review never keeps what such a line says.
      */
     readonly newestFirst: (conversationId: string) => Stream.Stream<Lines.Line, TranscriptError>
+    /** The lines after `cursor` (`seq` greater), oldest first. */
+    readonly oldestAfter: (conversationId: string, cursor: number) => Stream.Stream<Lines.Line, TranscriptError>
+    /** The lines up to `seq` (included), newest first. */
+    readonly newestUpTo: (conversationId: string, seq: number) => Stream.Stream<Lines.Line, TranscriptError>
     /**
-     * Optional, with `newestUpTo`: the lines after `cursor` (`seq` greater), oldest first. A review with many lines
-     * behind it then reads one review's worth from its cursor instead of every line back to it, so reviewing a long
-     * backlog takes time in proportion to it. A host that can seek in its log gives both.
+     * Whether `oldestAfter` and `newestUpTo` seek in the host's log. A review with many lines behind it then reads one
+     * review's worth from its cursor instead of every line back to it, so reviewing a long backlog takes time in
+     * proportion to it. Without (`make`'s own, which walk `newestFirst` back), a review reads `newestFirst` once.
      */
-    readonly oldestAfter?: (conversationId: string, cursor: number) => Stream.Stream<Lines.Line, TranscriptError>
-    /** Optional, with `oldestAfter`: the lines up to `seq` (included), newest first. */
-    readonly newestUpTo?: (conversationId: string, seq: number) => Stream.Stream<Lines.Line, TranscriptError>
+    readonly seeks: boolean
     /** The agent that owns a conversation (not asked of a group). */
     readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>
     /**
-     * Optional: the member agents of a group conversation (docs/spec.md 4.7), or `undefined` for a conversation one agent owns.
+     * The member agents of a group conversation (docs/spec.md 4.7), or `undefined` for a conversation one agent owns.
      * In a group's lines an agent's line names the agent by id (`who: "agent", name: <agentId>`) and a person's line
      * names the person (`who: "user", name`). Each member is reviewed on its own, with its own cursor.
      */
-    readonly membersOf?: (conversationId: string) => Effect.Effect<ReadonlyArray<string> | undefined, TranscriptError>
+    readonly membersOf: (conversationId: string) => Effect.Effect<ReadonlyArray<string> | undefined, TranscriptError>
     /** The source an entry learned from a line cites (by default `<conversationId> #<seq>`). */
     readonly anchor: (conversationId: string, seq: number) => Effect.Effect<string>
   }
 >()("@mneme/review/Transcript") {}
+
+/**
+ * What a host gives `make`: its lines newest first, the owner of a conversation, and the anchor a line is cited by;
+ * reads from a cursor (both, where its log can seek) and the members of its groups where it has any.
+ */
+export interface Host extends Pick<Transcript["Service"], "newestFirst" | "agentOf" | "anchor"> {
+  readonly oldestAfter?: Transcript["Service"]["oldestAfter"] | undefined
+  readonly newestUpTo?: Transcript["Service"]["newestUpTo"] | undefined
+  readonly membersOf?: Transcript["Service"]["membersOf"] | undefined
+}
+
+/**
+ * The transcript over what a host gives: what it leaves out read from `newestFirst` (the lines after a cursor, the
+ * lines up to one), or none (no conversation is a group). It `seeks` when the host gives both reads from a cursor.
+ */
+export const make = (host: Host): Transcript["Service"] => {
+  const { newestFirst } = host
+  return Transcript.of({
+    newestFirst,
+    oldestAfter:
+      host.oldestAfter ??
+      ((conversationId, cursor) =>
+        Stream.fromIterableEffect(
+          newestFirst(conversationId).pipe(
+            Stream.takeWhile((line) => line.seq > cursor),
+            Stream.runCollect,
+            Effect.map((lines) => lines.toReversed())
+          )
+        )),
+    newestUpTo:
+      host.newestUpTo ??
+      ((conversationId, seq) => newestFirst(conversationId).pipe(Stream.dropWhile((line) => line.seq > seq))),
+    seeks: host.oldestAfter !== undefined && host.newestUpTo !== undefined,
+    agentOf: host.agentOf,
+    membersOf: host.membersOf ?? (() => Effect.succeed(undefined)),
+    anchor: host.anchor
+  })
+}

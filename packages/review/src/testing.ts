@@ -16,7 +16,7 @@ import { Agents, type AgentInfo } from "./Agents.ts"
 import * as Memory from "./Memory.ts"
 import { layerTest, type Platform } from "./Platform.ts"
 import * as ReviewModel from "./ReviewModel.ts"
-import { defaultAnchor, Transcript } from "./Transcript.ts"
+import { defaultAnchor, make as makeTranscript, Transcript } from "./Transcript.ts"
 
 /** One scripted answer: a text, an error, or an effect that gives either (to wait, or to look around mid-call). */
 export type Scripted = string | ModelError | Effect.Effect<string | ReviewModel.Answer, ModelError>
@@ -238,7 +238,7 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
       return low
     }
     const newestFirst = (conversationId: string) => lines(conversationId, (all) => all.toReversed())
-    const transcript = Transcript.of({
+    const transcript = makeTranscript({
       newestFirst,
       oldestAfter: (conversationId, cursor) => lines(conversationId, (all) => all.slice(after(all, cursor))),
       newestUpTo: (conversationId, seq) => lines(conversationId, (all) => all.slice(0, after(all, seq)).reverse()),

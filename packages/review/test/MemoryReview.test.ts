@@ -14,7 +14,7 @@ import { MemoryStore } from "../src/MemoryStore.ts"
 import { ReviewState } from "../src/ReviewState.ts"
 import * as ReviewModel from "../src/ReviewModel.ts"
 import * as Testing from "../src/testing.ts"
-import { Transcript } from "../src/Transcript.ts"
+import { make as makeTranscript, Transcript } from "../src/Transcript.ts"
 import { failingServices } from "./fixtures/kit.ts"
 
 const settings = { firstReviewLines: 6, contextLines: 4 }
@@ -42,11 +42,11 @@ const readBack = (
   given: { readonly firstReviewLines: number; readonly contextLines: number }
 ) =>
   read(
-    {
+    makeTranscript({
       newestFirst: () => stream,
       agentOf: () => Effect.succeed("a1"),
       anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
-    },
+    }),
     "c1",
     cursor,
     { ...MemoryConfig.defaults, ...given }
@@ -119,6 +119,39 @@ describe("reading", () => {
 
 const line = (seq: number, who: Lines.Line["who"], text = `line ${seq}`): Lines.Line => ({ seq, who, text })
 
+describe("a transcript from what the host gives", () => {
+  it.effect("fills the reads from a cursor from the lines newest first, and no conversation is a group", () =>
+    Effect.gen(function* () {
+      const lines = [line(2, "user"), line(5, "agent"), line(9, "user")]
+      const transcript = makeTranscript({
+        newestFirst: () => Stream.fromIterable(lines.toReversed()),
+        agentOf: () => Effect.succeed("a1"),
+        anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
+      })
+      const collected = (stream: Stream.Stream<Lines.Line, unknown>) =>
+        Effect.map(Stream.runCollect(stream), (got) => seqs(got))
+      assert.isFalse(transcript.seeks)
+      assert.deepStrictEqual(yield* collected(transcript.oldestAfter("c1", 0)), [2, 5, 9])
+      assert.deepStrictEqual(yield* collected(transcript.oldestAfter("c1", 3)), [5, 9])
+      assert.deepStrictEqual(yield* collected(transcript.oldestAfter("c1", 9)), [])
+      assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 9)), [9, 5, 2])
+      assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 8)), [5, 2])
+      assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 1)), [])
+      assert.isUndefined(yield* transcript.membersOf("c1"))
+    })
+  )
+
+  it("seeks when the host gives both reads from a cursor", () => {
+    const given = {
+      newestFirst: () => Stream.empty,
+      agentOf: () => Effect.succeed("a1"),
+      anchor: (id: string, seq: number) => Effect.succeed(`${id} #${seq}`)
+    }
+    assert.isTrue(makeTranscript({ ...given, oldestAfter: () => Stream.empty, newestUpTo: () => Stream.empty }).seeks)
+    assert.isFalse(makeTranscript({ ...given, oldestAfter: () => Stream.empty }).seeks)
+  })
+})
+
 describe("reading from the cursor, where the transcript can (issue 11)", () => {
   /** A transcript over `lines` that gives only `newestFirst`, or every read. */
   const over = (lines: ReadonlyArray<Lines.Line>, seeks: boolean): Transcript["Service"] => {
@@ -128,13 +161,15 @@ describe("reading from the cursor, where the transcript can (issue 11)", () => {
       agentOf: () => Effect.succeed("a1"),
       anchor: (id: string, seq: number) => Effect.succeed(`${id} #${seq}`)
     }
-    return seeks
-      ? {
-          ...base,
-          oldestAfter: (_, cursor) => Stream.fromIterable(lines.filter((line) => line.seq > cursor)),
-          newestUpTo: (_, seq) => Stream.fromIterable(lines.filter((line) => line.seq <= seq).toReversed())
-        }
-      : base
+    return makeTranscript(
+      seeks
+        ? {
+            ...base,
+            oldestAfter: (_, cursor) => Stream.fromIterable(lines.filter((line) => line.seq > cursor)),
+            newestUpTo: (_, seq) => Stream.fromIterable(lines.filter((line) => line.seq <= seq).toReversed())
+          }
+        : base
+    )
   }
 
   const arbitraryLine = fc.record({
@@ -186,13 +221,13 @@ describe("reading from the cursor, where the transcript can (issue 11)", () => {
       }))
       const counted = (stream: Stream.Stream<Lines.Line>) =>
         stream.pipe(Stream.tap((line) => Effect.sync(() => pulled.push(line.seq))))
-      const transcript: Transcript["Service"] = {
+      const transcript = makeTranscript({
         newestFirst: () => counted(Stream.fromIterable(lines.toReversed())),
         oldestAfter: (_, cursor) => counted(Stream.fromIterable(lines.slice(cursor))),
         newestUpTo: (_, seq) => counted(Stream.fromIterable(lines.slice(0, seq).toReversed())),
         agentOf: () => Effect.succeed("a1"),
         anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
-      }
+      })
       const settings = { ...MemoryConfig.defaults, contextLines: 4 }
       const got = plan(yield* read(transcript, "c1", 100, settings), 100, settings)
       assert.strictEqual(got._tag, "Ask")

@@ -120,10 +120,10 @@ export const reader = Effect.fnUntraced(function* (dir: string) {
         Effect.gen(function* () {
           // A transcript file's ports read from a cursor both ways (`newestUpTo`, `oldestAfter`).
           const transcript = yield* Transcript.Transcript
-          const upTo = yield* Stream.runCollect(Stream.take(transcript.newestUpTo!(file, seq), window + 1))
+          const upTo = yield* Stream.runCollect(Stream.take(transcript.newestUpTo(file, seq), window + 1))
           const line = upTo[0]?.seq === seq ? upTo[0] : undefined
           if (line === undefined) return { _tag: "NoLine", file } satisfies Found
-          const after = yield* Stream.runCollect(Stream.take(transcript.oldestAfter!(file, seq), window))
+          const after = yield* Stream.runCollect(Stream.take(transcript.oldestAfter(file, seq), window))
           return { _tag: "Line", file, around: { before: upTo.slice(1).reverse(), line, after } } satisfies Found
         }).pipe(Effect.provide(source.layer(ports)))
       ),

@@ -1,7 +1,7 @@
 /**
  * Reading a conversation for a review (docs/spec.md 4.2): newest first, and only as far as needed to know the new lines and
- * the context lines before them; then the plan of the review those lines call for. Where the host's transcript can
- * also read from a cursor (`oldestAfter` and `newestUpTo`), a review with a cursor reads one review's worth of new
+ * the context lines before them; then the plan of the review those lines call for. Where the host's transcript seeks
+ * from a cursor (`oldestAfter` and `newestUpTo`), a review with a cursor reads one review's worth of new
  * lines from it, the newest lines back to the newest user line, and the context before it: never every line back to
  * the cursor, so a long backlog is reviewed in time proportional to it.
  */
@@ -95,7 +95,7 @@ const readBack = (
  * and `contextLines` lines up to the cursor.
  */
 const readOn = (
-  transcript: Required<Pick<Transcript["Service"], "newestFirst" | "oldestAfter" | "newestUpTo">>,
+  transcript: Pick<Transcript["Service"], "newestFirst" | "oldestAfter" | "newestUpTo">,
   conversationId: string,
   cursor: number,
   settings: Settings
@@ -136,7 +136,7 @@ const readOn = (
   )
 
 /**
- * Reads what a review at `cursor` needs of a conversation: from the cursor on where the transcript can (see the
+ * Reads what a review at `cursor` needs of a conversation: from the cursor on where the transcript seeks (see the
  * module's comment), else back from the newest line.
  */
 export const read = (
@@ -144,12 +144,10 @@ export const read = (
   conversationId: string,
   cursor: number | undefined,
   settings: Settings
-): Effect.Effect<Read, TranscriptError> => {
-  const { oldestAfter, newestUpTo } = transcript
-  return cursor !== undefined && oldestAfter !== undefined && newestUpTo !== undefined
-    ? readOn({ newestFirst: transcript.newestFirst, oldestAfter, newestUpTo }, conversationId, cursor, settings)
+): Effect.Effect<Read, TranscriptError> =>
+  cursor !== undefined && transcript.seeks
+    ? readOn(transcript, conversationId, cursor, settings)
     : readBack(transcript.newestFirst(conversationId), cursor, settings)
-}
 
 /** The newest line of the user's own words among `lines`, if any (a tool result given as the user's is not). */
 export const newestUserSeq = (lines: ReadonlyArray<Lines.Line>): number | undefined =>

@@ -161,7 +161,7 @@ const asMember = Effect.fnUntraced(function* (
   member: string,
   lines: { readonly context: ReadonlyArray<Lines.Line>; readonly lines: ReadonlyArray<Lines.Line> }
 ): Effect.fn.Return<Pick<Pass.Input, "context" | "lines" | "group">, TranscriptError> {
-  const members = (yield* services.transcript.membersOf?.(conversationId) ?? Effect.succeed(undefined)) ?? []
+  const members = (yield* services.transcript.membersOf(conversationId)) ?? []
   const all = [...lines.context, ...lines.lines]
   const others = new Set([
     ...members.filter((id) => id !== member),

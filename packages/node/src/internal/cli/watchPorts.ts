@@ -51,13 +51,11 @@ export const folderTranscript = (
     new TranscriptError({ reason: `conversation ${JSON.stringify(conversationId)} is not being reviewed now` })
   const lines = (
     conversationId: string,
-    read: (transcript: Transcript.Transcript["Service"]) => Stream.Stream<Lines.Line, TranscriptError> | undefined
+    read: (transcript: Transcript.Transcript["Service"]) => Stream.Stream<Lines.Line, TranscriptError>
   ) =>
     Stream.unwrap(
       Effect.map(Ref.get(current), (now) =>
-        now?.conversationId === conversationId
-          ? (read(now.transcript) ?? Stream.empty)
-          : Stream.fail(notNow(conversationId))
+        now?.conversationId === conversationId ? read(now.transcript) : Stream.fail(notNow(conversationId))
       )
     )
   const inReview = <A>(
@@ -67,10 +65,10 @@ export const folderTranscript = (
     Effect.flatMap(Ref.get(current), (now) =>
       now?.conversationId === conversationId ? ask(now.transcript) : Effect.fail(notNow(conversationId))
     )
-  return Transcript.Transcript.of({
+  return Transcript.make({
     newestFirst: (id) => lines(id, (transcript) => transcript.newestFirst(id)),
-    oldestAfter: (id, cursor) => lines(id, (transcript) => transcript.oldestAfter?.(id, cursor)),
-    newestUpTo: (id, seq) => lines(id, (transcript) => transcript.newestUpTo?.(id, seq)),
+    oldestAfter: (id, cursor) => lines(id, (transcript) => transcript.oldestAfter(id, cursor)),
+    newestUpTo: (id, seq) => lines(id, (transcript) => transcript.newestUpTo(id, seq)),
     agentOf: () => Effect.succeed(agentId),
     membersOf: (id) => inReview(id, () => Effect.succeed(undefined)),
     anchor: (id, seq) =>
