@@ -69,26 +69,12 @@ const bullet = (line: string): string | undefined => {
   return at + 1 === line.length || next === 32 || next === 9 ? line.slice(at + 1) : undefined
 }
 
-/**
- * Topic names as cleaned, by the name a link gives: every load reads the index, and cleaning a name checks it for
- * secrets. Cleaning is pure, so this only remembers answers (at most 4,096, then it starts again).
- */
-const cleanedNames = new Map<string, string | undefined>()
-
-const cleanName = (name: string): string | undefined => {
-  if (cleanedNames.has(name)) return cleanedNames.get(name)
-  if (cleanedNames.size >= 4096) cleanedNames.clear()
-  const cleaned = Topic.clean(name)
-  cleanedNames.set(name, cleaned)
-  return cleaned
-}
-
 /** The topic a link body names: `[[topic]]` at its start, the name cleaned. */
 const linkTopic = (body: string): string | undefined => {
   const text = body.trim()
   if (!text.startsWith("[[")) return undefined
   const end = text.indexOf("]]", 2)
-  return end < 0 ? undefined : cleanName(text.slice(2, end))
+  return end < 0 ? undefined : Topic.clean(text.slice(2, end))
 }
 
 /** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
