@@ -6,7 +6,7 @@
  * members up before a host drops lines of a bounded log, and shows the host how the latest review went. What one
  * review gives back is `ReviewOutcome.Outcome`.
  */
-import { Backoff, MemoryConfig, type StorageError, type TranscriptError } from "@mneme/core"
+import { Backoff, MemoryConfig, Selection, type StorageError, type TranscriptError } from "@mneme/core"
 import {
   Clock,
   Context,
@@ -163,6 +163,7 @@ export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker,
+    words: Selection.wordIndex(),
     pending: Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending))
   })
   return review

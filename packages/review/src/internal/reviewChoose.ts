@@ -53,12 +53,16 @@ const firstWithin = (entries: ReadonlyArray<Selection.Candidate>, budget: number
   return { taken: entries.slice(0, fitting), left: entries.length - fitting }
 }
 
-/** The entries a pass shows over the scopes `own` and `team`, for the new `lines`. */
+/**
+ * The entries a pass shows over the scopes `own` and `team`, for the new `lines`; `words` is what choosing keeps
+ * between passes (none given: this choice reads every text).
+ */
 export const choose = (
   own: StoredScope,
   team: StoredScope,
   lines: ReadonlyArray<Lines.Line>,
-  settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">
+  settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">,
+  words: Selection.WordIndex = Selection.wordIndex()
 ): Chosen => {
   const ownMemory = firstWithin(candidates(own, "own", true).flat(), settings.memoryMax)
   const teamMemory = firstWithin(candidates(team, "team", true).flat(), settings.memoryMax)
@@ -72,7 +76,8 @@ export const choose = (
         .map((line) => line.text)
         .join("\n")
     },
-    settings
+    settings,
+    words
   )
   return {
     shown,

@@ -14,6 +14,7 @@ import {
   type ModelError,
   Prompt,
   Scope,
+  type Selection,
   type StorageError,
   Text,
   type UnlistedEntry,
@@ -38,6 +39,8 @@ export interface Services {
   readonly store: MemoryStore["Service"]
   readonly agents: Agents["Service"]
   readonly model: ReviewModel["Service"]
+  /** What choosing keeps between passes over the same memory (`Selection.WordIndex`), held by the reviewer. */
+  readonly words: Selection.WordIndex
   /** Consolidates a scope's full MEMORY.md within its bound (`MemoryConsolidation`); none: a full file fails. */
   readonly consolidate?: ((scope: Scope.Scope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
   /** Where entries wait for a person (`MemoryConfig.approval`); none: a backend that keeps none, nothing waits. */
@@ -122,7 +125,7 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
     concurrency: 2
   })
   if (input.first) yield* warnOddFiles([own, team])
-  const chosen = choose(own, team, input.lines, settings)
+  const chosen = choose(own, team, input.lines, settings, services.words)
   const request = Prompt.request(
     {
       agent: {
