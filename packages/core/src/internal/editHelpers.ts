@@ -54,28 +54,38 @@ export const fits = (file: File, content: string, limit: number): Result.Result<
     : Result.succeed(size)
 }
 
-/** The entries of a parsed file by the key the same fact is found by (the first of each), kept per parsed file. */
-const keyed = new WeakMap<MemoryFile.Parsed, ReadonlyMap<string, MemoryFile.Entry>>()
+/** Whether `c` is an ASCII white space character (what `\s` matches below 128). */
+const isAsciiSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13)
 
-const sameIn = (parsed: MemoryFile.Parsed, key: string): MemoryFile.Entry | undefined => {
-  let keys = keyed.get(parsed)
-  if (keys === undefined) {
-    const byKey = new Map<string, MemoryFile.Entry>()
-    for (const entry of parsed.entries) {
-      const entryKey = Text.sameKey(entry.text)
-      if (!byKey.has(entryKey)) byKey.set(entryKey, entry)
+/**
+ * Whether `text`'s same-fact key (`Text.sameKey`) is `key`. Text is compared as it is read, white space folded and
+ * A-Z lowered on the way, and the first difference ends the look; where a code point beyond ASCII comes before one, the
+ * key is worked out whole (what follows it may fold or lower otherwise). A test checks it against `Text.sameKey`.
+ */
+export const hasSameKey = (text: string, key: string): boolean => {
+  let k = 0
+  let space = false // white space read since the last character written, to be written as one space
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 128) return Text.sameKey(text) === key
+    if (isAsciiSpace(c)) {
+      space = k > 0
+      continue
     }
-    keys = byKey
-    keyed.set(parsed, keys)
+    if (space) {
+      if (key.charCodeAt(k++) !== 32) return false
+      space = false
+    }
+    if (key.charCodeAt(k++) !== (c >= 65 && c <= 90 ? c + 32 : c)) return false
   }
-  return keys.get(key)
+  return k === key.length
 }
 
 /** The file of a scope that already holds `text` (white space folded, case ignored), and the entry there. */
 export const holding = (files: Files, text: string) => {
   const key = Text.sameKey(text)
   for (const file of files.files) {
-    const entry = sameIn(file.parsed, key)
+    const entry = file.parsed.entries.find((entry) => hasSameKey(entry.text, key))
     if (entry !== undefined) return { file, entry }
   }
   return undefined
