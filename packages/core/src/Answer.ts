@@ -12,7 +12,6 @@ import * as Secret from "./Secret.ts"
 import * as Text from "./Text.ts"
 import * as Topic from "./Topic.ts"
 import * as Vet from "./Vet.ts"
-import * as AnswerScan from "./internal/answerScan.ts"
 
 const Positive = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
@@ -192,9 +191,7 @@ export const parse = (answer: string): Effect.Effect<ReadonlyArray<Change>, Malf
   const end = answer.lastIndexOf("}")
   if (start < 0 || end < start) return Effect.fail(malformed(answer, "no JSON object in it"))
   const json = answer.slice(start, end + 1)
-  // The JSON a model mostly gives is read by hand; any other by `JSON.parse`.
-  const scanned = AnswerScan.scan(json)
-  const read = scanned === undefined ? Result.try(() => JSON.parse(json) as unknown) : Result.succeed<unknown>(scanned)
+  const read = Result.try(() => JSON.parse(json) as unknown)
   const changes = Result.isSuccess(read) ? wellFormed(read.success) : undefined
   if (changes !== undefined) return Effect.succeed(changes)
   return (Result.isSuccess(read) ? decodeValue(read.success) : decodeText(json)).pipe(
