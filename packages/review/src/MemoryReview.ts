@@ -6,7 +6,7 @@
  * members up before a host drops lines of a bounded log, and shows the host how the latest review went. What one
  * review gives back is `ReviewOutcome.Outcome`.
  */
-import { Backoff, MemoryConfig, Selection, type StorageError, type TranscriptError } from "@mneme/core"
+import { Backoff, MemoryConfig, type StorageError, type TranscriptError } from "@mneme/core"
 import {
   Clock,
   Context,
@@ -29,6 +29,7 @@ import { ReviewModel } from "./ReviewModel.ts"
 import * as ReviewOutcome from "./ReviewOutcome.ts"
 import { ReviewState } from "./ReviewState.ts"
 import { Transcript } from "./Transcript.ts"
+import * as Choose from "./internal/reviewChoose.ts"
 
 /** The stable texts of the review's warnings (logged with `Effect.logWarning`; details in the annotations). */
 export const warnings = ReviewOutcome.warnings
@@ -163,7 +164,7 @@ export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker,
-    words: Selection.wordIndex(),
+    chooser: Choose.held(),
     pending: Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending))
   })
   return review
