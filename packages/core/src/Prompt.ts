@@ -75,9 +75,11 @@ export const lastLinesSentence = "These are the newest lines of the conversation
  * kana or other letters), Japanese when they hold kana, Chinese when Han characters are at least a third of the
  * alphabetic letters (Latin and other scripts), otherwise the language the user writes in — or the host's interface
  * language when the lines hold no letter at all. The code points are counted in one pass (a script's count takes its
- * characters that are no letters too); ASCII, where only a-z and A-Z count (as Latin letters), without a look-up.
+ * characters that are no letters too); ASCII, where only a-z and A-Z count (as Latin letters), without a look-up; any
+ * other code point once a call, the kinds of those met kept while the call lasts.
  */
 export const language = (userText: string, interfaceLanguage: string | undefined): string => {
+  const kinds = new Map<number, number>()
   let letters = 0
   let latin = 0
   let han = 0
@@ -94,7 +96,7 @@ export const language = (userText: string, interfaceLanguage: string | undefined
     }
     const c = userText.codePointAt(i)!
     if (c > 0xffff) i++
-    const kind = kindOf(c)
+    const kind = kindOf(c, kinds)
     letters += kind & letter
     if ((kind & latinScript) !== 0) latin++
     if ((kind & hanScript) !== 0) han++

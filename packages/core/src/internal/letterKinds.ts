@@ -29,14 +29,20 @@ export const kindByProperties = (c: number): number => {
 
 /**
  * What the code point `c` (beyond ASCII) is: `letter` and the script bits. The blocks most text is written in are
- * told by range (Latin-1 and Latin Extended letters, the main CJK block, Hangul syllables); any other code point by
- * its properties. A test checks every code point against `kindByProperties`.
+ * told by range (Latin-1 and Latin Extended letters, the main CJK block, Hangul syllables, kana, and punctuation, arrows,
+ * symbols and emoji, which are no letters); any other code point by its properties, looked up once and kept in `known`
+ * (which its caller holds while it reads one text). A test checks every code point against `kindByProperties`.
  */
-export const kindOf = (c: number): number =>
-  c >= 0xc0 && c <= 0x24f && c !== 0xd7 && c !== 0xf7
-    ? letter | latinScript
-    : c >= 0x4e00 && c <= 0x9fff
-      ? letter | hanScript
-      : c >= 0xac00 && c <= 0xd7a3
-        ? letter | hangulScript
-        : kindByProperties(c)
+export const kindOf = (c: number, known: Map<number, number>): number => {
+  if (c >= 0xc0 && c <= 0x24f) return c === 0xd7 || c === 0xf7 ? 0 : letter | latinScript
+  if (c >= 0x4e00 && c <= 0x9fff) return letter | hanScript
+  if (c >= 0xac00 && c <= 0xd7a3) return letter | hangulScript
+  if ((c >= 0x3041 && c <= 0x3096) || (c >= 0x30a1 && c <= 0x30fa)) return letter | kanaScript
+  if ((c >= 0x2000 && c <= 0x206f) || (c >= 0x2190 && c <= 0x2bff) || (c >= 0xfe00 && c <= 0xfe0f)) return 0
+  if ((c >= 0x1f000 && c <= 0x1f1ff) || (c >= 0x1f300 && c <= 0x1faff)) return 0
+  const kept = known.get(c)
+  if (kept !== undefined) return kept
+  const kind = kindByProperties(c)
+  known.set(c, kind)
+  return kind
+}
