@@ -69,12 +69,20 @@ const bullet = (line: string): string | undefined => {
   return at + 1 === line.length || next === 32 || next === 9 ? line.slice(at + 1) : undefined
 }
 
-/** The topic a link body names: `[[topic]]` at its start, the name cleaned. */
-const linkTopic = (body: string): string | undefined => {
+/**
+ * The topic a link body names: `[[topic]]` at its start, the name cleaned. Cleaning checks a name for secrets, so the
+ * names cleaned are kept in `cleaned`, which its caller holds while it reads one file (an index may link one name often).
+ */
+const linkTopic = (body: string, cleaned: Map<string, string | undefined>): string | undefined => {
   const text = body.trim()
   if (!text.startsWith("[[")) return undefined
   const end = text.indexOf("]]", 2)
-  return end < 0 ? undefined : Topic.clean(text.slice(2, end))
+  if (end < 0) return undefined
+  const name = text.slice(2, end)
+  if (cleaned.has(name)) return cleaned.get(name)
+  const topic = Topic.clean(name)
+  cleaned.set(name, topic)
+  return topic
 }
 
 /** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
@@ -85,6 +93,7 @@ export const parse = (content: string): Parsed => {
   if (lines[lines.length - 1] === "") lines.pop()
   const entries: Array<Entry> = []
   const links: Array<Link> = []
+  const cleaned = new Map<string, string | undefined>()
   let inIndex = false
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
@@ -97,7 +106,7 @@ export const parse = (content: string): Parsed => {
     const body = bullet(line)
     if (body === undefined) continue
     if (inIndex) {
-      const topic = linkTopic(body)
+      const topic = linkTopic(body, cleaned)
       if (topic !== undefined) links.push({ line: index, topic })
     } else {
       const { text, meta } = EntryText.split(body)
@@ -230,6 +239,7 @@ export const headReader = (budget: number): HeadReader => {
   const lines: Array<string> = []
   const entries: Array<Entry> = []
   const links: Array<Link> = []
+  const cleaned = new Map<string, string | undefined>()
   let size = 0
   let used = 0
   let omitted = 0
@@ -249,7 +259,7 @@ export const headReader = (budget: number): HeadReader => {
     }
     const body = bullet(text)
     if (body !== undefined && inIndex) {
-      const topic = linkTopic(body)
+      const topic = linkTopic(body, cleaned)
       if (topic !== undefined) links.push({ line: at, topic })
     } else if (body !== undefined) {
       const { text: cleaned, meta } = EntryText.split(body)
