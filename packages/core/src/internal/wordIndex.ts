@@ -189,5 +189,5 @@ export interface WordIndex {
   readonly blocks: WeakMap<ReadonlyArray<Ranked>, Block>
 }
 
-/** An index that has met no text. */
-export const empty = (): WordIndex => ({ index: emptyIndex(emptyLexicon(), 0, 1 << 16), blocks: new WeakMap() })
+/** An index that has met no text (small: what it keeps grows as it meets texts). */
+export const empty = (): WordIndex => ({ index: emptyIndex(emptyLexicon(), 0, 1 << 10), blocks: new WeakMap() })
