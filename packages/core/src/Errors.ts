@@ -1,35 +1,20 @@
 /**
  * The typed errors of mneme. Each is a `Schema.TaggedError` with a message a person can act on; hosts handle them
  * with `Effect.catchTag`, and the two errors with several causes (`StorageError`, `Denied`) carry a tagged `reason`
- * that `Effect.catchReason` can pick out. Nothing in mneme is thrown.
+ * that `Effect.catchReason` can pick out. Nothing in mneme is thrown. The storage's errors are in
+ * internal/storageErrors.ts, what every error shares in internal/errorBase.ts.
  */
-import { type Cause, DateTime, Predicate, Schema } from "effect"
-import * as Secret from "./Secret.ts"
-import { count as n } from "./Text.ts"
+import { Predicate, Schema } from "effect"
 import * as Topic from "./Topic.ts"
+import { count as n } from "./Text.ts"
+import { MaskedTaggedError, quote, TypeId } from "./internal/errorBase.ts"
+import type { StorageError } from "./internal/storageErrors.ts"
 
-const TypeId = "~@mneme/core/Error" as const
+export { MaskedTaggedError } from "./internal/errorBase.ts"
+export * from "./internal/storageErrors.ts"
 
 /** Whether a value is one of mneme's typed errors (a caller maps them to an exit code or a tool result). */
 export const isMnemeError = (u: unknown): u is MnemeError => Predicate.hasProperty(u, TypeId)
-
-const quote = (text: string) => JSON.stringify(text)
-
-/**
- * `Schema.TaggedError` for an error that quotes outside text: each of its string fields (and each string of a list
- * field) is masked for secrets as it is made, by `mask` (`Secret.redact` unless given), so neither its message nor its
- * fields nor its JSON keep a secret (docs/spec.md 2).
- */
-export const MaskedTaggedError =
-  <Self>() =>
-  <Tag extends string, const Fields extends Schema.Struct.Fields>(
-    tag: Tag,
-    fields: Fields,
-    mask?: (text: string) => string
-  ): Schema.Class<Self, Schema.TaggedStruct<Tag, Fields>, Cause.YieldableError> =>
-    // The class is made for a `Self` not known here, which `Schema.TaggedError`'s type cannot resolve: it is the same
-    // class all the same.
-    Secret.withFieldsMasked(Schema.TaggedError<Self>()(tag, fields) as never, mask)
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The model's answer
@@ -233,174 +218,6 @@ export class TranscriptError extends MaskedTaggedError<TranscriptError>()("Trans
   readonly [TypeId] = TypeId
   override get message() {
     return `the transcript could not be read: ${this.reason}`
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Storage
-
-/** Who holds a memory root's writer lock, as far as its lock says. */
-export const LockHolder = Schema.Struct({
-  pid: Schema.Number,
-  host: Schema.String,
-  /** When it took the lock, epoch ms. */
-  since: Schema.Number
-})
-
-/** Who holds a memory root's writer lock. */
-export type LockHolder = typeof LockHolder.Type
-
-/** A file (or folder) could not be read. */
-export class ReadFailed extends MaskedTaggedError<ReadFailed>()("ReadFailed", {
-  /** The path, relative to the memory root. */
-  file: Schema.String,
-  /** What the platform said, in words. */
-  detail: Schema.String
-}) {
-  override get message() {
-    return `${this.file}: could not read it: ${this.detail}`
-  }
-}
-
-/** A file is not valid UTF-8 text. */
-export class NotText extends MaskedTaggedError<NotText>()("NotText", {
-  file: Schema.String
-}) {
-  override get message() {
-    return `${this.file} is not valid UTF-8 text; fix or remove it by hand (nothing was changed)`
-  }
-}
-
-/** A file could not be written; the old one is unchanged. */
-export class WriteFailed extends MaskedTaggedError<WriteFailed>()("WriteFailed", {
-  file: Schema.String,
-  detail: Schema.String
-}) {
-  override get message() {
-    return `${this.file}: could not write it (nothing was changed): ${this.detail}`
-  }
-}
-
-/** Another writer held the root's lock for longer than a writer waits. */
-export class Busy extends MaskedTaggedError<Busy>()("Busy", {
-  /** The lock file, absolute. */
-  lock: Schema.String,
-  holder: Schema.optionalKey(LockHolder),
-  /** How long this writer waited, ms. */
-  waited: Schema.Number
-}) {
-  override get message() {
-    const who =
-      this.holder === undefined
-        ? "an unknown writer"
-        : `process ${this.holder.pid} on ${this.holder.host} (since ${DateTime.formatIso(DateTime.makeUnsafe(this.holder.since))})`
-    return `the memory root is busy: ${who} holds its lock ${this.lock}, waited ${n(Math.round(this.waited / 1000))} s; if no writer is running, delete the lock`
-  }
-}
-
-/** A file was written by a newer mneme. */
-export class NewerFormat extends MaskedTaggedError<NewerFormat>()("NewerFormat", {
-  file: Schema.String,
-  version: Schema.Number
-}) {
-  override get message() {
-    return `${this.file} was written by a newer mneme (format version ${this.version}); upgrade to read it`
-  }
-}
-
-/** A path leads outside the memory root (`..`, an absolute path, a NUL, a link out of it or to nowhere). */
-export class OutsideRoot extends MaskedTaggedError<OutsideRoot>()("OutsideRoot", {
-  path: Schema.String,
-  detail: Schema.String
-}) {
-  override get message() {
-    return `${this.path} ${this.detail}; nothing there is read or written`
-  }
-}
-
-/** A memory file is a symbolic link to another place inside the root: writing it would replace the link. */
-export class LinkedFile extends MaskedTaggedError<LinkedFile>()("LinkedFile", {
-  path: Schema.String,
-  /** Where the link leads, relative to the root. */
-  target: Schema.String
-}) {
-  override get message() {
-    return `${this.path} is a link to ${this.target}; mneme does not write through links: replace the link with the file, or remove it`
-  }
-}
-
-/** A folder was expected and something else is there. */
-export class NotAFolder extends MaskedTaggedError<NotAFolder>()("NotAFolder", {
-  path: Schema.String
-}) {
-  override get message() {
-    return `${this.path} is not a folder`
-  }
-}
-
-/** The memory root cannot be used (it cannot be made, or its lock cannot be). */
-export class RootUnusable extends MaskedTaggedError<RootUnusable>()("RootUnusable", {
-  root: Schema.String,
-  detail: Schema.String
-}) {
-  override get message() {
-    return `the memory root ${this.root} cannot be used: ${this.detail}`
-  }
-}
-
-/** Something a change needs is not there (an agent's folder to archive, a journal entry to undo). */
-export class NotFound extends MaskedTaggedError<NotFound>()("NotFound", {
-  path: Schema.String,
-  detail: Schema.String
-}) {
-  override get message() {
-    return `${this.path}: ${this.detail}`
-  }
-}
-
-/**
- * A review's answer came after another review of the same conversation (another runner, after a pause past its lease)
- * had moved the cursor the review read: its answer is not kept, so no line is reviewed twice.
- */
-export class StaleCursor extends Schema.TaggedError<StaleCursor>()("StaleCursor", {
-  /** The cursor key (the conversation, and in a group the member). */
-  key: Schema.String,
-  /** The cursor the review read; `null` for none. */
-  read: Schema.NullOr(Schema.Number),
-  /** The cursor stored now; `null` for none. */
-  stored: Schema.NullOr(Schema.Number)
-}) {
-  override get message() {
-    const at = (cursor: number | null) => (cursor === null ? "no cursor" : `line ${cursor}`)
-    return `the review of ${this.key} read its cursor at ${at(this.read)}, but another review has moved it to ${at(this.stored)} since: this review's answer is not kept (nothing was changed)`
-  }
-}
-
-/** Why the storage failed. */
-export const StorageReason = Schema.Union([
-  ReadFailed,
-  NotText,
-  WriteFailed,
-  Busy,
-  NewerFormat,
-  OutsideRoot,
-  LinkedFile,
-  NotAFolder,
-  RootUnusable,
-  NotFound,
-  StaleCursor
-])
-
-/** Why the storage failed. */
-export type StorageReason = typeof StorageReason.Type
-
-/** Memory could not be read or written; `reason` says why. */
-export class StorageError extends Schema.TaggedError<StorageError>()("StorageError", {
-  reason: StorageReason
-}) {
-  readonly [TypeId] = TypeId
-  override get message() {
-    return this.reason.message
   }
 }
 

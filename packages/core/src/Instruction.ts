@@ -253,7 +253,9 @@ const plainFlag = (text: string): { readonly kind: Kind; readonly words: string 
 }
 
 /** Words so common in English that a text of English words holds some of them. */
-const common = new Set("the a an and or of to in on is are was be it that this for with you your user i my".split(" "))
+const common: ReadonlySet<string> = new Set(
+  "the a an and or of to in on is are was be it that this for with you your user i my".split(" ")
+)
 
 /**
  * Whether Latin words of the plain text could be scrambled (ROT13, reversed): it holds at least four of them and

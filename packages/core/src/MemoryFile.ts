@@ -70,25 +70,19 @@ const bullet = (line: string): string | undefined => {
 }
 
 /**
- * Topic names as cleaned, by the name a link gives: every load reads the index, and cleaning a name checks it for
- * secrets. Cleaning is pure, so this only remembers answers (at most 4,096, then it starts again).
+ * The topic a link body names: `[[topic]]` at its start, the name cleaned. Cleaning checks a name for secrets, so the
+ * names cleaned are kept in `cleaned`, which its caller holds while it reads one file (an index may link one name often).
  */
-const cleanedNames = new Map<string, string | undefined>()
-
-const cleanName = (name: string): string | undefined => {
-  if (cleanedNames.has(name)) return cleanedNames.get(name)
-  if (cleanedNames.size >= 4096) cleanedNames.clear()
-  const cleaned = Topic.clean(name)
-  cleanedNames.set(name, cleaned)
-  return cleaned
-}
-
-/** The topic a link body names: `[[topic]]` at its start, the name cleaned. */
-const linkTopic = (body: string): string | undefined => {
+const linkTopic = (body: string, cleaned: Map<string, string | undefined>): string | undefined => {
   const text = body.trim()
   if (!text.startsWith("[[")) return undefined
   const end = text.indexOf("]]", 2)
-  return end < 0 ? undefined : cleanName(text.slice(2, end))
+  if (end < 0) return undefined
+  const name = text.slice(2, end)
+  if (cleaned.has(name)) return cleaned.get(name)
+  const topic = Topic.clean(name)
+  cleaned.set(name, topic)
+  return topic
 }
 
 /** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
@@ -99,6 +93,7 @@ export const parse = (content: string): Parsed => {
   if (lines[lines.length - 1] === "") lines.pop()
   const entries: Array<Entry> = []
   const links: Array<Link> = []
+  const cleaned = new Map<string, string | undefined>()
   let inIndex = false
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!
@@ -111,7 +106,7 @@ export const parse = (content: string): Parsed => {
     const body = bullet(line)
     if (body === undefined) continue
     if (inIndex) {
-      const topic = linkTopic(body)
+      const topic = linkTopic(body, cleaned)
       if (topic !== undefined) links.push({ line: index, topic })
     } else {
       const { text, meta } = EntryText.split(body)
@@ -244,6 +239,7 @@ export const headReader = (budget: number): HeadReader => {
   const lines: Array<string> = []
   const entries: Array<Entry> = []
   const links: Array<Link> = []
+  const cleaned = new Map<string, string | undefined>()
   let size = 0
   let used = 0
   let omitted = 0
@@ -263,7 +259,7 @@ export const headReader = (budget: number): HeadReader => {
     }
     const body = bullet(text)
     if (body !== undefined && inIndex) {
-      const topic = linkTopic(body)
+      const topic = linkTopic(body, cleaned)
       if (topic !== undefined) links.push({ line: at, topic })
     } else if (body !== undefined) {
       const { text: cleaned, meta } = EntryText.split(body)

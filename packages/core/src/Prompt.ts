@@ -7,6 +7,7 @@ import * as Lines from "./Lines.ts"
 import type { Settings } from "./MemoryConfig.ts"
 import type * as Selection from "./Selection.ts"
 import { count } from "./Text.ts"
+import { hangulScript, hanScript, kanaScript, kindOf, latinScript, letter } from "./internal/letterKinds.ts"
 
 /** The system text of every review. It never changes, so a provider's prefix cache holds. */
 export const system = `You keep the long-term memory of an AI agent: short entries it reads at the start of later conversations. \
@@ -69,46 +70,16 @@ export const moreFollowSentence =
 /** Said when the new lines reach the end of the conversation. */
 export const lastLinesSentence = "These are the newest lines of the conversation."
 
-/** What a code point is to the language: a letter, and of which script (bits, any of them). */
-const letter = 1
-const latinScript = 2
-const hanScript = 4
-const kanaScript = 8
-const hangulScript = 16
-
-const isLetter = /\p{L}/u
-const isLatin = /\p{Script=Latin}/u
-const isHan = /\p{Script=Han}/u
-const isKana = /[\p{Script=Hiragana}\p{Script=Katakana}]/u
-const isHangul = /\p{Script=Hangul}/u
-
-/** What the code points met beyond ASCII are (pure, so only remembered; let go past 4,096 of them). */
-const kinds = new Map<number, number>()
-
-/** What the code point `c` (beyond ASCII) is: `letter` and the script bits. */
-const kindOf = (c: number): number => {
-  const known = kinds.get(c)
-  if (known !== undefined) return known
-  const char = String.fromCodePoint(c)
-  const kind =
-    (isLetter.test(char) ? letter : 0) |
-    (isLatin.test(char) ? latinScript : 0) |
-    (isHan.test(char) ? hanScript : 0) |
-    (isKana.test(char) ? kanaScript : 0) |
-    (isHangul.test(char) ? hangulScript : 0)
-  if (kinds.size >= 4096) kinds.clear()
-  kinds.set(c, kind)
-  return kind
-}
-
 /**
  * The language entries are written in, from the user's new lines: Korean when Hangul leads (more than the Latin, Han,
  * kana or other letters), Japanese when they hold kana, Chinese when Han characters are at least a third of the
  * alphabetic letters (Latin and other scripts), otherwise the language the user writes in — or the host's interface
  * language when the lines hold no letter at all. The code points are counted in one pass (a script's count takes its
- * characters that are no letters too); ASCII, where only a-z and A-Z count (as Latin letters), without a look-up.
+ * characters that are no letters too); ASCII, where only a-z and A-Z count (as Latin letters), without a look-up; any
+ * other code point once a call, the kinds of those met kept while the call lasts.
  */
 export const language = (userText: string, interfaceLanguage: string | undefined): string => {
+  const kinds = new Map<number, number>()
   let letters = 0
   let latin = 0
   let han = 0
@@ -125,7 +96,7 @@ export const language = (userText: string, interfaceLanguage: string | undefined
     }
     const c = userText.codePointAt(i)!
     if (c > 0xffff) i++
-    const kind = kindOf(c)
+    const kind = kindOf(c, kinds)
     letters += kind & letter
     if ((kind & latinScript) !== 0) latin++
     if ((kind & hanScript) !== 0) han++

@@ -293,9 +293,13 @@ describe("Selection.choose", () => {
       entry("The user's migration to Postgres", { added: "2026-01-03" }),
       entry("The user drinks green tea", { added: "2025-01-01" })
     ]
+    const held = Selection.wordIndex()
     const check = (userText: string, topics: ReadonlyArray<Selection.Candidate>) => {
       const input = { own: [], team: [], topics, userText }
-      assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(input, settings.shownTopicsBudget))
+      assert.deepStrictEqual(
+        Selection.choose(input, settings, held),
+        referenceChoose(input, settings.shownTopicsBudget)
+      )
     }
     for (const userText of ["green tea", "我喜欢喝茶", "postgres migration", "", "green tea"]) check(userText, topics)
     // Thousands of other entries in between, with more distinct words than are kept for entries no longer chosen.
@@ -372,11 +376,12 @@ describe("Selection.choose", () => {
         fc.array(mixedText, { minLength: 2, maxLength: 2 }),
         fc.integer({ min: 0, max: 80 }),
         (lists, userTexts, budget) => {
+          const held = Selection.wordIndex()
           for (const userText of userTexts) {
             const input = { own: [], team: [], topics: { lists }, userText }
             const flat = { own: [], team: [], topics: lists.flat(), userText }
             assert.deepStrictEqual(
-              Selection.choose(input, { shownTopicsBudget: budget }),
+              Selection.choose(input, { shownTopicsBudget: budget }, held),
               referenceChoose(flat, budget)
             )
           }
@@ -391,10 +396,11 @@ describe("Selection.choose", () => {
       [entry("The user drinks green tea", { added: "2026-01-01" }), entry("用户喜欢喝绿茶", { added: "2026-01-02" })],
       [entry("The user's migration to Postgres", { added: "2026-01-03" })]
     ]
+    const held = Selection.wordIndex()
     const check = (userText: string) => {
       const input = { own: [], team: [], topics: { lists }, userText }
       const flat = { own: [], team: [], topics: lists.flat(), userText }
-      assert.deepStrictEqual(Selection.choose(input, settings), referenceChoose(flat, settings.shownTopicsBudget))
+      assert.deepStrictEqual(Selection.choose(input, settings, held), referenceChoose(flat, settings.shownTopicsBudget))
     }
     check("green tea")
     const word = (i: number) =>
@@ -404,7 +410,7 @@ describe("Selection.choose", () => {
       const others = Array.from({ length: 3_000 }, (_, i) =>
         entry(Array.from({ length: 12 }, (_, k) => word(round * 36_000 + i * 12 + k)).join(" "))
       )
-      Selection.choose({ own: [], team: [], topics: others, userText: word(round * 36_000 + 5) }, settings)
+      Selection.choose({ own: [], team: [], topics: others, userText: word(round * 36_000 + 5) }, settings, held)
       check("postgres migration 喝绿茶")
     }
   })

@@ -196,6 +196,8 @@ export const createMemory = async (options: MemoryOptions): Promise<Memory> => {
   // The sessions of conversations (their frozen sections), and the turns their tool calls are made in.
   const sessions = new Map<string, MemoryPrompt.Session>()
   const turns = new Map<string, MemoryTools.Turn>()
+  /** The search indexes its recalls keep while memory files are unchanged. */
+  const recallIndexes = MemoryRecall.indexes()
   const sessionKey = (agentId: string, conversationId: string) => `${agentId}\u0000${conversationId}`
   const endTurns = (conversationId: string) => {
     for (const key of turns.keys()) if (key.endsWith(`\u0000${conversationId}`)) turns.delete(key)
@@ -273,7 +275,8 @@ export const createMemory = async (options: MemoryOptions): Promise<Memory> => {
             {
               resultsMax: config.recallResultsMax,
               budget: config.recallBudget
-            }
+            },
+            recallIndexes
           )
         )
       ),

@@ -2,7 +2,8 @@
  * Recall: searching an agent's own and team memory, every entry of both (topics included), or reading one topic whole,
  * over the memory store. The agent's `recall` tool and `mneme recall` both call this one implementation; the ranking
  * is `Recall.search` (pure): the entries that mean the most to the query first, each with its score, none that shares
- * nothing with it. Each file's search index is kept while the file is unchanged.
+ * nothing with it. A caller that recalls again and again holds `Indexes`, which keep each file's search index while the
+ * file is unchanged.
  */
 import { BadTopic, Entry, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
 import { Clock, DateTime, Effect, Option } from "effect"
@@ -46,9 +47,14 @@ export interface Recalled {
   readonly topic: string | undefined
 }
 
-/** The entries of a scope as search candidates, one list a file: MEMORY.md first, then its topics by name. */
-const candidates = (stored: ScopeView): Array<ReadonlyArray<Recall.Candidate>> =>
-  stored.files.map((file) => Candidates.of(Scope.side(stored.scope), file))
+/** The search indexes of memory files kept between recalls, held by the caller that recalls again and again. */
+export type Indexes = RecallIndex.Indexes
+
+/** Indexes that keep none yet. */
+export const indexes = (): Indexes => RecallIndex.make()
+
+/** The files of a scope with the side they are of: MEMORY.md first, then its topics by name. */
+const filesOf = (stored: ScopeView) => stored.files.map((file) => ({ side: Scope.side(stored.scope), file }))
 
 const found = (entry: Recall.Candidate, score = 0): Found => ({
   scope: entry.scope,
@@ -103,22 +109,29 @@ const topicIn = (
 /**
  * Recalls what `input` asks for: with a topic, that topic's entries (own and team, or team only), all of them in the
  * order of their file when there is no query; otherwise the entries of every file of both scopes relevant to the
- * query, best first, within `limits` (unlimited by default).
+ * query, best first, within `limits` (unlimited by default). `kept` are the indexes the caller holds (none given:
+ * every file's index is built for this recall).
  */
 export const recall = Effect.fn("MemoryRecall.recall")(function* (
   input: Input,
-  limits: Recall.Limits = Recall.unlimited
+  limits: Recall.Limits = Recall.unlimited,
+  kept: Indexes = indexes()
 ): Effect.fn.Return<Recalled, BadTopic | NoSuchTopic | StorageError, MemoryStore> {
   const store = yield* MemoryStore
   const wanted = input.teamOnly === true ? [Scope.team] : [Scope.own(input.agentId), Scope.team]
   const scopes = yield* Effect.forEach(wanted, (scope) => store.load(scope), { concurrency: "unbounded" })
   const topic = input.topic === undefined ? undefined : yield* topicIn(input.topic, scopes)
-  const all = scopes.flatMap(candidates)
-  const lists = topic === undefined ? all : all.filter((list) => list[0]?.topic === topic)
+  const all = scopes.flatMap(filesOf)
+  const files = topic === undefined ? all : all.filter(({ file }) => file.topic === topic)
   const query = input.query ?? ""
   if (topic !== undefined && query.trim() === "") {
-    return { entries: lists.flat().map((entry) => found(entry)), more: false, topic }
+    return {
+      entries: files.flatMap(({ side, file }) => Candidates.of(side, file).map((entry) => found(entry))),
+      more: false,
+      topic
+    }
   }
-  const searched = Recall.search({ indexes: lists.map(RecallIndex.of) }, query, limits, { today: input.today })
+  const indexed = files.map(({ side, file }) => RecallIndex.of(kept, side, file))
+  const searched = Recall.search({ indexes: indexed }, query, limits, { today: input.today })
   return { entries: searched.entries.map((entry) => found(entry, entry.score)), more: searched.more, topic }
 })

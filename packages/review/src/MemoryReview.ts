@@ -30,6 +30,7 @@ import { ReviewModel } from "./ReviewModel.ts"
 import * as ReviewOutcome from "./ReviewOutcome.ts"
 import { ReviewState } from "./ReviewState.ts"
 import { Transcript } from "./Transcript.ts"
+import * as Choose from "./internal/reviewChoose.ts"
 
 /** The stable texts of the review's warnings (logged with `Effect.logWarning`; details in the annotations). */
 export const warnings = ReviewOutcome.warnings
@@ -175,6 +176,7 @@ export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker,
+    chooser: Choose.held(),
     pending: Option.getOrUndefined(yield* Effect.serviceOption(MemoryPending))
   })
   return review

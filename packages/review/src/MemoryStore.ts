@@ -194,17 +194,11 @@ const make = Effect.gen(function* () {
   const settings = yield* MemoryConfig.MemoryConfig
   // Looked up for the first date written, not when the store is made: a command that only reads never pays for it.
   const zone = yield* Effect.cached(Effect.suspend(() => zoneOf(settings.timeZone)))
-  /** Today's date as last worked out, and the second of the clock it was for (no zone moves midnight within one). */
-  let dated: { readonly second: number; readonly date: string } | undefined
+  /** Today's date in the configured zone (worked out once a write, a few microseconds). */
   const today = Effect.gen(function* () {
-    const millis = yield* Clock.currentTimeMillis
-    const second = Math.floor(millis / 1000)
-    if (dated?.second !== second) {
-      const now = DateTime.makeUnsafe(millis)
-      const inZone = yield* zone
-      dated = { second, date: DateTime.formatIsoDate(inZone === undefined ? now : DateTime.setZone(now, inZone)) }
-    }
-    return dated.date
+    const now = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
+    const inZone = yield* zone
+    return DateTime.formatIsoDate(inZone === undefined ? now : DateTime.setZone(now, inZone))
   })
 
   const load = Effect.fn("MemoryStore.load")(function* (scope: Scope.Scope, options?: ReadOptions) {

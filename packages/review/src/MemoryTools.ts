@@ -113,6 +113,7 @@ export const layer = MemoryTools.toLayer(
     const agents = yield* Agents
     const settings = yield* MemoryConfig.MemoryConfig
     const limits = { resultsMax: settings.recallResultsMax, budget: settings.recallBudget }
+    const recallIndexes = MemoryRecall.indexes()
     const mask = (text: string) => Lines.mask(text, settings)
     /** What has changed since the current turn's session was frozen, if the host gave the session and anything has. */
     const meanwhile = Effect.gen(function* () {
@@ -198,7 +199,8 @@ export const layer = MemoryTools.toLayer(
         const today = yield* MemoryRecall.today(settings.timeZone)
         const recalled = yield* MemoryRecall.recall(
           { agentId: turn.agentId, query, topic: given(params.topic), today },
-          limits
+          limits,
+          recallIndexes
         ).pipe(Effect.provideService(MemoryStore, store), Effect.mapError(refusal))
         return {
           message: mask(recallMessage(recalled, query)),

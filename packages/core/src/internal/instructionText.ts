@@ -106,7 +106,7 @@ export const reversed = (text: string): string => Array.from(text).reverse().joi
 const utf8 = new TextDecoder("utf-8")
 
 const base64Digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-const base64Value = new Map(Array.from(base64Digits, (c, i) => [c, i] as const))
+const base64Value: ReadonlyMap<string, number> = new Map(Array.from(base64Digits, (c, i) => [c, i] as const))
 
 /** The bytes a Base64 run (no padding needed) stands for. */
 const fromBase64 = (run: string): Uint8Array => {

@@ -50,7 +50,19 @@ const months: ReadonlyMap<string, MonthName> = new Map<string, MonthName>([
 ])
 
 /** Words before a capitalised "May" or "March" that make it a month. */
-const monthLeads = new Set(["in", "last", "this", "next", "since", "until", "during", "early", "late", "mid", "of"])
+const monthLeads: ReadonlySet<string> = new Set([
+  "in",
+  "last",
+  "this",
+  "next",
+  "since",
+  "until",
+  "during",
+  "early",
+  "late",
+  "mid",
+  "of"
+])
 
 const token = /[A-Za-z]+|[0-9]+(?:st|nd|rd|th)?/g
 

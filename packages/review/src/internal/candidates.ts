@@ -1,7 +1,7 @@
 /**
- * A memory file's entries as the candidates `Selection` ranks (a review's choice, a recall's search), made once per
- * parse: the store keeps an unchanged file's parse, so memory that has not changed makes none again (thousands of
- * entries a call otherwise), and the ranking meets the same list each time, which `Selection` keeps what it read of.
+ * A memory file's entries as the candidates `Selection` and `Recall` rank (a review's choice, a recall's search).
+ * A caller that ranks again and again over memory that mostly stays the same (a reviewer's passes) holds `Made`: the
+ * store keeps an unchanged file's parse, so the same file gives the same list, which `Selection` keeps what it read of.
  */
 import type { MemoryFile, Selection } from "@mneme/core"
 import type { StoredFile } from "../MemoryRoot.ts"
@@ -13,18 +13,27 @@ interface FileCandidates {
   readonly entries: ReadonlyArray<Selection.Candidate>
 }
 
-const made = new WeakMap<MemoryFile.Parsed, FileCandidates>()
+/** The candidates made, by the parse of the file they were made of. */
+export interface Made {
+  readonly byParse: WeakMap<MemoryFile.Parsed, FileCandidates>
+}
 
-/** The entries of one file of a scope of `side` as candidates: the same list while the file's parse is the same. */
-export const of = (side: "own" | "team", file: StoredFile): ReadonlyArray<Selection.Candidate> => {
-  const known = made.get(file.parsed)
+/** Candidates of no file yet. */
+export const make = (): Made => ({ byParse: new WeakMap() })
+
+/** The entries of one file of a scope of `side` as candidates. */
+const candidates = (side: "own" | "team", file: StoredFile): ReadonlyArray<Selection.Candidate> =>
+  file.parsed.entries.map((entry) => ({ scope: side, topic: file.topic, text: entry.text, meta: entry.meta }))
+
+/**
+ * The entries of one file of a scope of `side` as candidates: with `made`, the same list while the file's parse is the
+ * same.
+ */
+export const of = (side: "own" | "team", file: StoredFile, made?: Made): ReadonlyArray<Selection.Candidate> => {
+  if (made === undefined) return candidates(side, file)
+  const known = made.byParse.get(file.parsed)
   if (known !== undefined && known.side === side && known.topic === file.topic) return known.entries
-  const entries = file.parsed.entries.map((entry) => ({
-    scope: side,
-    topic: file.topic,
-    text: entry.text,
-    meta: entry.meta
-  }))
-  made.set(file.parsed, { side, topic: file.topic, entries })
+  const entries = candidates(side, file)
+  made.byParse.set(file.parsed, { side, topic: file.topic, entries })
   return entries
 }

@@ -72,24 +72,12 @@ export const nameOf = (topic: string | undefined): string => (topic === undefine
 /** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
 export const fileOf = (dir: string, topic: string | undefined): string => `${dir}/${nameOf(topic)}`
 
-/**
- * The topics of the file names met lately (a folder is listed again and again; a name's topic never changes), all
- * let go once there are `namesMax` of them.
- */
-const topicsOfNames = new Map<string, string | null>()
-const namesMax = 4_096
-
 /** The topic a file name of a scope's folder is (`undefined` for MEMORY.md), or `null` when it is none. */
 export const topicOfName = (name: string): string | undefined | null => {
   if (name === memoryName) return undefined
   if (!name.endsWith(".md")) return null
-  const known = topicsOfNames.get(name)
-  if (known !== undefined) return known
   const stem = name.slice(0, -3)
-  const topic = Topic.clean(stem) === stem ? stem : null
-  if (topicsOfNames.size >= namesMax) topicsOfNames.clear()
-  topicsOfNames.set(name, topic)
-  return topic
+  return Topic.clean(stem) === stem ? stem : null
 }
 
 /** Whether a path relative to a folder (as `path.relative` gives it) stays inside that folder. */

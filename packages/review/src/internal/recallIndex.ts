@@ -1,17 +1,33 @@
 /**
- * The search index of a file's entries (`Recall.index`), kept while the file is unchanged: a file's candidates are the
- * same list while its parse is (`candidates.ts`), so a recall over memory that has not changed reads no entry's words
- * again, and only builds the index of a file that has.
+ * The search indexes of memory files' entries (`Recall.index`), kept by the caller that recalls again and again (the
+ * agent's tools, a host's memory object) by each file's parse: the store keeps an unchanged file's parse, so a recall
+ * over memory that has not changed reads no entry's words again, and only builds the index of a file that has.
  */
+import type { MemoryFile } from "@mneme/core"
 import { Recall } from "@mneme/core"
+import type { StoredFile } from "../MemoryRoot.ts"
+import * as Candidates from "./candidates.ts"
 
-const built = new WeakMap<ReadonlyArray<Recall.Candidate>, Recall.Index>()
+/** A file's index, with the side and topic its entries were made for. */
+interface Kept {
+  readonly side: "own" | "team"
+  readonly topic: string | undefined
+  readonly index: Recall.Index
+}
 
-/** The index of `entries`, one file's candidates: the same index while the list is the same. */
-export const of = (entries: ReadonlyArray<Recall.Candidate>): Recall.Index => {
-  const known = built.get(entries)
-  if (known !== undefined) return known
-  const index = Recall.index(entries)
-  built.set(entries, index)
+/** The indexes kept, by the parse of the file they were built of. */
+export interface Indexes {
+  readonly byParse: WeakMap<MemoryFile.Parsed, Kept>
+}
+
+/** Indexes that keep none yet. */
+export const make = (): Indexes => ({ byParse: new WeakMap() })
+
+/** The index of one file's entries, of a scope of `side`: the one kept while the file's parse is the same. */
+export const of = (indexes: Indexes, side: "own" | "team", file: StoredFile): Recall.Index => {
+  const known = indexes.byParse.get(file.parsed)
+  if (known !== undefined && known.side === side && known.topic === file.topic) return known.index
+  const index = Recall.index(Candidates.of(side, file))
+  indexes.byParse.set(file.parsed, { side, topic: file.topic, index })
   return index
 }

@@ -27,13 +27,26 @@ const omitted = (scope: StoredScope, memory: boolean) =>
     .filter((file) => (file.topic === undefined) === memory)
     .reduce((sum, file) => sum + (file.omitted ?? 0), 0)
 
+/**
+ * What a reviewer keeps between its passes over memory that mostly stays the same: each file's candidates while its
+ * parse is the same, and what choosing read of them (`Selection.WordIndex`).
+ */
+export interface Held {
+  readonly candidates: Candidates.Made
+  readonly words: Selection.WordIndex
+}
+
+/** What a reviewer holds before its first pass. */
+export const held = (): Held => ({ candidates: Candidates.make(), words: Selection.wordIndex() })
+
 /** The candidates of a scope's MEMORY.md, or of its topics, one list a file. */
 const candidates = (
   scope: StoredScope,
   side: "own" | "team",
-  memory: boolean
+  memory: boolean,
+  made: Candidates.Made
 ): Array<ReadonlyArray<Selection.Candidate>> =>
-  scope.files.filter((file) => (file.topic === undefined) === memory).map((file) => Candidates.of(side, file))
+  scope.files.filter((file) => (file.topic === undefined) === memory).map((file) => Candidates.of(side, file, made))
 
 /**
  * The first entries whose texts fit in `budget` characters, and how many are left. Every entry has a character at
@@ -53,26 +66,33 @@ const firstWithin = (entries: ReadonlyArray<Selection.Candidate>, budget: number
   return { taken: entries.slice(0, fitting), left: entries.length - fitting }
 }
 
-/** The entries a pass shows over the scopes `own` and `team`, for the new `lines`. */
+/**
+ * The entries a pass shows over the scopes `own` and `team`, for the new `lines`; `kept` is what the reviewer keeps
+ * between passes (none given: this choice reads every file and text).
+ */
 export const choose = (
   own: StoredScope,
   team: StoredScope,
   lines: ReadonlyArray<Lines.Line>,
-  settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">
+  settings: Pick<MemoryConfig.Settings, "memoryMax" | "shownTopicsBudget">,
+  kept: Held = held()
 ): Chosen => {
-  const ownMemory = firstWithin(candidates(own, "own", true).flat(), settings.memoryMax)
-  const teamMemory = firstWithin(candidates(team, "team", true).flat(), settings.memoryMax)
+  const ownMemory = firstWithin(candidates(own, "own", true, kept.candidates).flat(), settings.memoryMax)
+  const teamMemory = firstWithin(candidates(team, "team", true, kept.candidates).flat(), settings.memoryMax)
   const { shown, hidden } = Selection.choose(
     {
       own: ownMemory.taken,
       team: teamMemory.taken,
-      topics: { lists: [...candidates(own, "own", false), ...candidates(team, "team", false)] },
+      topics: {
+        lists: [...candidates(own, "own", false, kept.candidates), ...candidates(team, "team", false, kept.candidates)]
+      },
       userText: lines
         .filter((line) => line.who === "user")
         .map((line) => line.text)
         .join("\n")
     },
-    settings
+    settings,
+    kept.words
   )
   return {
     shown,

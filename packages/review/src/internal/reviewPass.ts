@@ -29,7 +29,7 @@ import type * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import type { MemoryPending } from "../MemoryPending.ts"
 import * as Apply from "./reviewApply.ts"
 import * as Hold from "./reviewHold.ts"
-import { choose } from "./reviewChoose.ts"
+import { choose, type Held } from "./reviewChoose.ts"
 import * as Source from "./reviewSource.ts"
 
 /** What a pass works with. */
@@ -38,6 +38,8 @@ export interface Services {
   readonly store: MemoryStore["Service"]
   readonly agents: Agents["Service"]
   readonly model: ReviewModel["Service"]
+  /** What choosing keeps between passes over the same memory, held by the reviewer. */
+  readonly chooser: Held
   /** Consolidates a scope's full MEMORY.md within its bound (`MemoryConsolidation`); none: a full file fails. */
   readonly consolidate?: ((scope: Scope.Scope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
   /** Where entries wait for a person (`MemoryConfig.approval`); none: a backend that keeps none, nothing waits. */
@@ -122,7 +124,7 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
     concurrency: 2
   })
   if (input.first) yield* warnOddFiles([own, team])
-  const chosen = choose(own, team, input.lines, settings)
+  const chosen = choose(own, team, input.lines, settings, services.chooser)
   const request = Prompt.request(
     {
       agent: {
