@@ -7,7 +7,7 @@ import { isDigit, isLower, isUpper, type Table, unitsOf } from "./chars.ts"
 import { CHINESE_BY_FIRST } from "./chinese.ts"
 import { BY_FIRST } from "./keys.ts"
 import { AT, CHINESE_WORD, DIGITS, MIXED, NON_ASCII, PEM, RUNS, SLASH, WORDS } from "./scan.ts"
-import { CODE, ID_LABEL, KEY, KEY_ENDS, PASSWORD, PASSWORD_ENDS } from "./vocabulary.ts"
+import { KEYWORDS } from "./vocabulary.ts"
 
 /** BMP units by kind: upper case, lower case, digit, or "_" and "-" (the rest of a key's characters); any other
  * unit that starts something carries its flag above the low byte ("@", "/", a unit past ASCII, and a unit every
@@ -30,13 +30,7 @@ const kinds = (): Table => {
 const KINDS: Table = kinds()
 
 /** The runs of letters of every keyword a word rule starts at ("cvv2" gives "cvv", "db_password" is "password"). */
-const KEYWORD_RUNS: ReadonlyArray<string> = [
-  ...new Set(
-    [...PASSWORD, ...CODE, ...KEY, ...PASSWORD_ENDS, ...KEY_ENDS, ...ID_LABEL, "code", "codes", "key", "keys"].flatMap(
-      (word) => word.match(/[a-z]+/g) ?? []
-    )
-  )
-]
+const KEYWORD_RUNS: ReadonlyArray<string> = [...new Set(KEYWORDS.flatMap((word) => word.match(/[a-z]+/g) ?? []))]
 const LONGEST_KEYWORD = Math.max(...KEYWORD_RUNS.map((run) => run.length))
 
 /** The letters `[from, to)` of `text` as one number, case ignored (base 27: exact below 2^53, so up to 11). */

@@ -10,25 +10,25 @@ import { mask } from "./scan.ts"
 export type Kind = "password" | "code" | "key"
 
 /** A set of the words of a space-separated list. */
-export const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(" "))
+const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(" "))
 
-export const PASSWORD = wordSet(
+const PASSWORD = wordSet(
   "password passwords passwd pwd passphrase passphrases passcode passcodes credential credentials creds"
 )
-export const CODE = wordSet("pin pins pincode otp cvv cvc cvv2 puk")
+const CODE = wordSet("pin pins pincode otp cvv cvc cvv2 puk")
 /** Words before "code" that make it a secret code: "security code", "door code". */
-export const CODE_OF = wordSet(
+const CODE_OF = wordSet(
   "one-time security verification 2fa mfa access auth authentication backup recovery sms login door alarm gate " +
     "unlock reset confirmation pin locker lock safe garage entry building phone sim"
 )
-export const KEY = wordSet("token tokens secret secrets apikey")
-export const KEY_OF = wordSet("api access secret private license licence product encryption ssh")
+const KEY = wordSet("token tokens secret secrets apikey")
+const KEY_OF = wordSet("api access secret private license licence product encryption ssh")
 
-export const PASSWORD_ENDS: ReadonlyArray<string> = ["password", "passwd", "pwd", "pass"]
-export const KEY_ENDS: ReadonlyArray<string> = ["key", "token", "secret"]
+const PASSWORD_ENDS: ReadonlyArray<string> = ["password", "passwd", "pwd", "pass"]
+const KEY_ENDS: ReadonlyArray<string> = ["key", "token", "secret"]
 
 /** Whether `word` ends in "_" or "-" and one of `ends` ("db_password", "wifi-password", "api_key"). */
-export const suffixed = (word: string, ends: ReadonlyArray<string>): boolean =>
+const suffixed = (word: string, ends: ReadonlyArray<string>): boolean =>
   ends.some((end) => word.endsWith(end) && (word.endsWith("_" + end) || word.endsWith("-" + end)))
 
 export const kindOf = (word: string, before: string, before2: string): Kind | undefined => {
@@ -65,7 +65,7 @@ export const COMPOUND = wordSet(
 /** Words after a value that make it a length, not a value: "the password is 8+ characters", "a 6-digit PIN". */
 export const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
 /** Words that are not a password, so "the password is reset" gives none. */
-export const NOT_VALUE = wordSet(
+const NOT_VALUE = wordSet(
   "a an the this that these those it its not no none never also too very so in on at by for from with without to " +
     "of as and or but be been being same different required optional wrong incorrect invalid correct right expired " +
     "reset set kept hidden secret secure safe strong weak long short easy hard simple complex good bad empty blank " +
@@ -95,20 +95,20 @@ export const fits = (value: string, kind: Kind, how: "linked" | "direct" | "quot
 }
 
 /** A plain word of 5+ letters ending in -ed, -ing or -ly ("changed", "expiring", "usually"): not a value. */
-export const isWordForm = (value: string): boolean => {
+const isWordForm = (value: string): boolean => {
   if (value.length < 5) return false
   for (let i = 0; i < value.length; i++) if (!isLower(value.charCodeAt(i))) return false
   return value.endsWith("ed") || value.endsWith("ing") || value.endsWith("ly")
 }
 
 /** The words that can end an ID number's label (`isIdLabel` says when they do). */
-export const ID_LABEL = wordSet("ssn itin passport passports security insurance id number license licence")
+const ID_LABEL = wordSet("ssn itin passport passports security insurance id number license licence")
 
 /** Further words the rules compare with: parts of keywords, of ID labels and of "as well". */
-export const PARTS = wordSet(
+const PARTS = wordSet(
   "code codes key keys time one as ssn itin passport passports social security insurance national well -"
 )
-export const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
+const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
 
 /** The words the rules look for, "" first for every other word (so a long text of other words holds no strings). */
 export const VOCABULARY: ReadonlyArray<string> = [
@@ -119,7 +119,7 @@ export const VOCABULARY: ReadonlyArray<string> = [
       .flatMap((set) => [...set])
   )
 ]
-export const VOCABULARY_IDS: ReadonlyMap<string, number> = new Map(VOCABULARY.map((word, id) => [word, id]))
+const VOCABULARY_IDS: ReadonlyMap<string, number> = new Map(VOCABULARY.map((word, id) => [word, id]))
 
 /** A word's id in `VOCABULARY`; "db_password" reads as "password", "api_key" as "token", "driver's" as "driver". */
 export const vocabularyId = (word: string): number => {
@@ -160,6 +160,15 @@ export const idAt = (lower: string, from: number, to: number): number => {
   }
   return vocabularyId(lower.slice(from, to))
 }
+
+/** The words a word rule starts at, whole or as the end of a longer word ("db_password"): what the one pass that
+ * notes which rules to run looks for. */
+export const KEYWORDS: ReadonlyArray<string> = [
+  ...[PASSWORD, CODE, KEY, ID_LABEL].flatMap((set) => [...set]),
+  ...PASSWORD_ENDS,
+  ...KEY_ENDS,
+  ...["code", "codes", "key", "keys"]
+]
 
 /** For each vocabulary id, 1 when its word can end the label of an ID number. */
 const labelEnds = (): Table => {
