@@ -167,7 +167,10 @@ export const KEYWORDS: ReadonlyArray<string> = [
   ...[PASSWORD, CODE, KEY, ID_LABEL].flatMap((set) => [...set]),
   ...PASSWORD_ENDS,
   ...KEY_ENDS,
-  ...["code", "codes", "key", "keys"]
+  "code",
+  "codes",
+  "key",
+  "keys"
 ]
 
 /** For each vocabulary id, 1 when its word can end the label of an ID number. */
