@@ -73,6 +73,18 @@ describe("SecretView.of", () => {
     assert.deepStrictEqual(folding, [])
   })
 
+  it("folds the forms it knows without asking Unicode as Unicode does", () => {
+    const known: Array<number> = [0xad, 0xfeff]
+    for (let codePoint = 0xff01; codePoint <= 0xff5e; codePoint++) known.push(codePoint)
+    for (let codePoint = 0x200b; codePoint <= 0x200f; codePoint++) known.push(codePoint)
+    for (let codePoint = 0x2060; codePoint <= 0x2064; codePoint++) known.push(codePoint)
+    for (const codePoint of known) {
+      const ch = String.fromCodePoint(codePoint)
+      const expected = "，；！？".includes(ch) ? undefined : /^\p{Cf}$/u.test(ch) ? "" : ch.normalize("NFKC")
+      assert.strictEqual(SecretView.quickFold(codePoint), expected, codePoint.toString(16))
+    }
+  })
+
   it("reads a text the same however often it is read, with nothing kept between reads", () => {
     const text = "密码：９\u200b１ ㎖ ﬁ 😀 \ud800 é"
     const once = SecretView.of(text)

@@ -38,6 +38,21 @@ export const plainCodePoint = (codePoint: number): boolean =>
   (codePoint >= 0x3400 && codePoint <= 0x4dbf) ||
   (codePoint >= 0xac00 && codePoint <= 0xdfff) // Hangul syllables, then the surrogates
 
+/** What a code point of the forms most often met folds to, known without asking Unicode (undefined for any other):
+ * a full-width ASCII character (`９` is `9`), or an invisible format character (U+00AD, U+200B–U+200F, U+2060–U+2064,
+ * U+FEFF). */
+export const quickFold = (codePoint: number): string | undefined => {
+  if (codePoint >= 0xff01 && codePoint <= 0xff5e) {
+    return KEPT.has(codePoint) ? undefined : String.fromCharCode(codePoint - 0xfee0)
+  }
+  const invisible =
+    codePoint === 0xad ||
+    codePoint === 0xfeff ||
+    (codePoint >= 0x200b && codePoint <= 0x200f) ||
+    (codePoint >= 0x2060 && codePoint <= 0x2064)
+  return invisible ? "" : undefined
+}
+
 /** What the code points of one text read as, each asked of Unicode once: `null` for one that reads as itself. Made
  * per text, as the text is read. */
 type Folds = Map<number, string | null>
@@ -45,6 +60,8 @@ type Folds = Map<number, string | null>
 /** What a code point reads as, or undefined when it reads as itself (ASCII always does). */
 const foldOf = (codePoint: number, folds: Folds): string | undefined => {
   if (codePoint < 0x80 || plainCodePoint(codePoint)) return undefined
+  const quick = quickFold(codePoint)
+  if (quick !== undefined) return quick
   const known = folds.get(codePoint)
   if (known !== undefined) return known ?? undefined
   const folded = computeFold(codePoint)
