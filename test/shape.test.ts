@@ -1,7 +1,7 @@
 /**
- * The shape of the library (docs/design.md, "The shape"): the pure core and the services import nothing from `node:`, and
- * no package's modules import each other in a cycle. Read from the sources, so a change that breaks the shape fails
- * here.
+ * The shape of the library (docs/design.md, "The shape"): the pure core and the services import nothing from `node:`,
+ * no package's modules import each other in a cycle, the core keeps no state at module level, and no module is over
+ * 400 lines. Read from the sources, so a change that breaks the shape fails here.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
@@ -63,6 +63,139 @@ const cycleOf = (edges: Map<string, Array<string>>): Array<string> | undefined =
 
 const packages = ["core", "review", "node"].map((name) => join(repo, "packages", name, "src"))
 
+/** A module's source without its comments (each replaced by as many spaces, so lines stay where they are). */
+const withoutComments = (text: string): string =>
+  text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (comment) => comment.replace(/[^\n]/g, " "))
+
+/** The declarations of named types in `files`: each name and the text of each of its declarations (an interface's
+ * block, a type's right side up to the next line starting at the margin). */
+const typeDeclarations = (files: ReadonlyArray<string>): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const found = new Map<string, Array<string>>()
+  const add = (name: string, text: string) => found.set(name, [...(found.get(name) ?? []), text])
+  for (const file of files) {
+    const text = withoutComments(readFileSync(file, "utf8"))
+    for (const match of text.matchAll(/^(?:export )?interface (\w+)[^{\n]*\{\n([\s\S]*?)\n\}/gm)) {
+      add(match[1]!, `{\n${match[2]}\n}`)
+    }
+    for (const match of text.matchAll(/^(?:export )?type (\w+)(?:<[^=]*>)? =([\s\S]*?)\n(?=\S|\n)/gm)) {
+      add(match[1]!, match[2]!)
+    }
+  }
+  return found
+}
+
+/** Collections that can be written to, by the name of their type or constructor. */
+const MUTABLE =
+  /(?<![\w.])(?:Array|Map|Set|WeakMap|WeakSet|Record|ArrayBuffer|(?:Int|Uint|Float|BigInt|BigUint)(?:8|16|32|64)(?:Clamped)?Array)\b(?!\.)/
+
+/** Whether a type (as written) lets nothing write to a value of it: no mutable collection, no member of an object type
+ * without `readonly`, and every named type it uses of `types` the same. What a function takes is not looked at. */
+const readOnly = (
+  written: string,
+  types: ReadonlyMap<string, ReadonlyArray<string>>,
+  seen: ReadonlySet<string> = new Set()
+): boolean => {
+  let type = written
+  for (let before = ""; before !== type;) {
+    before = type
+    type = type.replace(/\([^()]*\)\s*=>/g, "=>") // a function's parameters
+  }
+  if (/\w\[\]/.test(type) || MUTABLE.test(type.replace(/\bReadonly(?:Array|Map|Set)?</g, "<"))) return false
+  for (const block of type.match(/\{[^{}]*\}/g) ?? []) {
+    for (const member of block.slice(1, -1).split(/[\n;,]/)) {
+      if (/^\s*(?:[\w$]+\??\s*:|\[[^\]]*\]\s*:)/.test(member)) return false // a member without `readonly`
+    }
+  }
+  for (const [name] of type.matchAll(/\b[A-Z]\w*\b(?!\.)/g)) {
+    if (seen.has(name)) continue
+    const inner = new Set([...seen, name])
+    if (!(types.get(name) ?? []).every((declared) => readOnly(declared, types, inner))) return false
+  }
+  return true
+}
+
+/** What a value made this way is: writable, whatever its annotation says it may be read as. */
+const MAKES_MUTABLE =
+  /^(?:new (?:Map|Set|WeakMap|WeakSet|Array|ArrayBuffer|(?:Int|Uint|Float|BigInt|BigUint)(?:8|16|32|64)(?:Clamped)?Array)\b|Map\.groupBy\(|Object\.fromEntries\(|Array\.(?:from|of)\(|\[|\{)/
+
+/**
+ * The state a module keeps at its top level, as `file:line: text`: a `let` or `var`; a `const` whose value can be
+ * written (a collection or an object or array literal) unless its type lets nothing write to it (a read-only table
+ * built by a function, a `ReadonlyMap`); and any statement other than a declaration, which could write to one at load.
+ */
+const moduleStateOf = (
+  text: string,
+  file: string,
+  types: ReadonlyMap<string, ReadonlyArray<string>>
+): Array<string> => {
+  const found: Array<string> = []
+  withoutComments(text)
+    .split("\n")
+    .forEach((line, index) => {
+      const at = `${relative(repo, file)}:${index + 1}: ${line.trim()}`
+      if (/^(?:export )?(?:let|var)\b/.test(line)) return void found.push(at)
+      const binding = /^(?:export )?const [\w$]+(?:: (.+?))? = (.*)$/.exec(line)
+      if (binding !== null) {
+        const [, type, value] = binding
+        if (MAKES_MUTABLE.test(value!) && (type === undefined || !readOnly(type, types))) found.push(at)
+        return
+      }
+      if (/^(?:for|while|do|if|switch|try)\b|^[\w$]+\s*(?:[.[(]|[-+*/|&]?=[^=>])/.test(line)) {
+        if (!/^(?:import|export|const|type|interface|function|class|declare|enum)\b/.test(line)) found.push(at)
+      }
+    })
+  return found
+}
+
+/** The state `file` keeps at its top level (see `moduleStateOf`). */
+const moduleState = (file: string, types: ReadonlyMap<string, ReadonlyArray<string>>): Array<string> =>
+  moduleStateOf(readFileSync(file, "utf8"), file, types)
+
+/** Module-level state other modules of the core keep still, each as `file: binding` (`packages/core/src/A.ts: let
+ * index`), to take out; nothing may be added. */
+const STATE_TO_TAKE_OUT: ReadonlyArray<string> = [
+  "packages/core/src/Instruction.ts: const common",
+  "packages/core/src/Instruction.ts: const kindWords",
+  "packages/core/src/Lines.ts: const kindLabels",
+  "packages/core/src/MemoryEdit.ts: const keyed",
+  "packages/core/src/MemoryFile.ts: const cleanedNames",
+  "packages/core/src/Prompt.ts: export const languages",
+  "packages/core/src/Prompt.ts: const kinds",
+  "packages/core/src/Selection.ts: let index",
+  "packages/core/src/Selection.ts: const blocks",
+  "packages/core/src/internal/instructionText.ts: const printed",
+  "packages/core/src/internal/instructionText.ts: const lookAlike",
+  "packages/core/src/internal/instructionText.ts: const base64Value",
+  "packages/core/src/internal/queryDates.ts: const monthNames",
+  "packages/core/src/internal/queryDates.ts: const monthLeads"
+]
+
+/** Whether the state found `at` (`file:line: text`) is the `known` one (`file: binding`). */
+const knownState = (at: string, known: string): boolean => {
+  const [file, binding] = known.split(": ")
+  return new RegExp(`^${file}:\\d+: ${binding}\\b`).test(at)
+}
+
+/** Modules over 400 lines that are being split, relative to the repository; nothing may be added. */
+const LONG_FOR_NOW: ReadonlyArray<string> = [
+  "packages/core/src/Errors.ts",
+  "packages/core/src/MemoryEdit.ts",
+  "packages/core/src/Selection.ts",
+  "packages/node/src/ConversationLog.ts",
+  "packages/node/src/FileTranscript.ts",
+  "packages/node/src/MemoryMcp.ts",
+  "packages/node/src/PromiseMemory.ts",
+  "packages/node/src/internal/cli/review.ts",
+  "packages/node/src/internal/cli/watch.ts",
+  "packages/node/src/internal/panel/server.ts",
+  "packages/node/src/internal/panel/views.ts",
+  "packages/review/src/MemoryStore.ts",
+  "packages/review/src/MemoryTools.ts",
+  "packages/review/src/internal/memoryRoot.ts",
+  "packages/review/src/internal/reviewRun.ts",
+  "packages/sql/src/internal/postgresRoot.ts"
+]
+
 describe("the shape of the library", () => {
   it("the core and the services import nothing from node:", () => {
     for (const dir of packages.slice(0, 2)) {
@@ -85,6 +218,66 @@ describe("the shape of the library", () => {
         undefined
       )
     }
+  })
+
+  it("the core keeps no state at module level: no let, no writable collection, no statement run at load", () => {
+    const files = sources(packages[0]!)
+    const types = typeDeclarations(files)
+    const state = files
+      .flatMap((file) => moduleState(file, types))
+      .filter((at) => !STATE_TO_TAKE_OUT.some((known) => knownState(at, known)))
+    assert.deepStrictEqual(state, [])
+  })
+
+  it("the module state check finds state where there is some, and leaves read-only tables alone", () => {
+    const types = new Map([
+      ["Table", ["{\n  readonly [index: number]: number\n}"]],
+      ["Rule", ["{\n  readonly name: string\n  readonly scan: (scan: Scan, at: number) => void\n}"]],
+      ["Scan", ["{\n  found: Array<number>\n}"]],
+      ["Loose", ["{\n  name: string\n}"]],
+      ["Pair", [" readonly [key: string, value: string]"]]
+    ])
+    const kept = [
+      "const TABLE: Table = table()",
+      "const WORDS: ReadonlySet<string> = new Set(list)",
+      "const BY_FIRST: ReadonlyMap<number, ReadonlyArray<Rule>> = Map.groupBy(rules, first)",
+      'export const rule: Rule = { name: "x", scan }',
+      "const PAIRS: ReadonlyArray<Pair> = []",
+      'const mask = "[secret]"',
+      "const is = (c: number) => c > 0",
+      "export const layer = Layer.effect(Tag, make)"
+    ]
+    const state = [
+      "let index = 0",
+      "export let count = 0",
+      "var seen = 0",
+      "const cache = new Map<string, string>()",
+      "const seen: Set<string> = new Set()",
+      "const buffers = { start: new Int32Array(16) }",
+      "const table = new Uint8Array(256)",
+      "const names = []",
+      'const loose: Loose = { name: "x" }',
+      "const labels: Record<string, string> = {",
+      "const grouped = Map.groupBy(rules, first)",
+      "const list: Array<string> = []",
+      "const list: string[] = []",
+      "TABLE[64] = 1",
+      "mark(SPACE, [32])",
+      "for (const c of units) table[c] = 1",
+      "cache.set(key, value)"
+    ]
+    const check = (line: string) => moduleStateOf(line, join(repo, "test", "example.ts"), types)
+    for (const line of kept) assert.deepStrictEqual(check(line), [], line)
+    for (const line of state) assert.strictEqual(check(line).length, 1, line)
+  })
+
+  it("no module of any package is over 400 lines, but those being split", () => {
+    const long = readdirSync(join(repo, "packages"))
+      .flatMap((name) => sources(join(repo, "packages", name, "src")))
+      .filter((file) => readFileSync(file, "utf8").split("\n").length - 1 > 400)
+      .map((file) => relative(repo, file))
+      .filter((file) => !LONG_FOR_NOW.includes(file))
+    assert.deepStrictEqual(long, [])
   })
 
   it("the cycle check finds a cycle where there is one", () => {

@@ -6,19 +6,14 @@ const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 
 /**
- * The `Intl.NumberFormat("en-US")` that writes what `count` does not by hand (a fraction, a negative number, one past
- * 2^53), made on first need: making one loads the locale's data, which a short command should not pay for.
- */
-let intlFormat: Intl.NumberFormat | undefined
-
-/**
  * A count written the one way people read it everywhere in mneme, as `Intl.NumberFormat("en-US")` writes it: `4,000`.
- * A whole number (what mneme counts) is grouped by hand; any other goes to the `Intl` format.
+ * A whole number (what mneme counts) is grouped by hand; any other (a fraction, a negative number, one past 2^53) is
+ * written by an `Intl` format made for it: making one loads the locale's data, which a short command should not pay
+ * for, and such a number is rare (a figure in a report), so none is kept.
  */
 export const count = (value: number): string => {
   if (!Number.isSafeInteger(value) || value < 0 || Object.is(value, -0)) {
-    intlFormat ??= new Intl.NumberFormat("en-US")
-    return intlFormat.format(value)
+    return new Intl.NumberFormat("en-US").format(value)
   }
   const digits = String(value)
   const groups: Array<string> = []

@@ -58,4 +58,39 @@ describe("SecretView.of", () => {
     const text = "９\u200b１\u00ad".repeat(10_000)
     assert.strictEqual(SecretView.of(text).text, "91".repeat(10_000))
   })
+
+  it("reads every code point it takes as plain without asking Unicode as itself, as Unicode does", () => {
+    const plain: Array<number> = []
+    for (let codePoint = 0x80; codePoint <= 0xffff; codePoint++) {
+      if (SecretView.plainCodePoint(codePoint)) plain.push(codePoint)
+    }
+    assert.isAbove(plain.length, 30_000)
+    const folding = plain.filter((codePoint) => {
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) return false // a lone surrogate reads as itself
+      const ch = String.fromCodePoint(codePoint)
+      return /^\p{Cf}$/u.test(ch) || ch.normalize("NFKC") !== ch
+    })
+    assert.deepStrictEqual(folding, [])
+  })
+
+  it("folds the forms it knows without asking Unicode as Unicode does", () => {
+    const known: Array<number> = [0xad, 0xfeff]
+    for (let codePoint = 0xff01; codePoint <= 0xff5e; codePoint++) known.push(codePoint)
+    for (let codePoint = 0x200b; codePoint <= 0x200f; codePoint++) known.push(codePoint)
+    for (let codePoint = 0x2060; codePoint <= 0x2064; codePoint++) known.push(codePoint)
+    for (const codePoint of known) {
+      const ch = String.fromCodePoint(codePoint)
+      const expected = "，；！？".includes(ch) ? undefined : /^\p{Cf}$/u.test(ch) ? "" : ch.normalize("NFKC")
+      assert.strictEqual(SecretView.quickFold(codePoint), expected, codePoint.toString(16))
+    }
+  })
+
+  it("reads a text the same however often it is read, with nothing kept between reads", () => {
+    const text = "密码：９\u200b１ ㎖ ﬁ 😀 \ud800 é"
+    const once = SecretView.of(text)
+    const twice = SecretView.of(text)
+    assert.strictEqual(once.text, "密码:91 ml fi 😀 \ud800 é")
+    assert.strictEqual(twice.text, once.text)
+    assert.deepStrictEqual(Array.from(twice.origin!), Array.from(once.origin!))
+  })
 })

@@ -31,41 +31,54 @@ const computeFold = (codePoint: number): string | undefined => {
   return folded === ch ? undefined : folded
 }
 
-/** Per BMP unit: 0 not known yet, 1 reads as itself, 2 folds (to `FOLDS`' entry). Filled as characters are met. */
-const BMP_STATE = new Uint8Array(0x10000)
-/** What each folding code point met so far reads as; beyond the BMP, `null` for one that reads as itself. */
-const FOLDS = new Map<number, string | null>()
+/** Whether a code point past ASCII reads as itself without asking Unicode: the CJK ideographs (of the main block and
+ * extension A), the Hangul syllables and the surrogates (a lone one reads as itself) — most text past ASCII. */
+export const plainCodePoint = (codePoint: number): boolean =>
+  (codePoint >= 0x4e00 && codePoint <= 0x9fff) ||
+  (codePoint >= 0x3400 && codePoint <= 0x4dbf) ||
+  (codePoint >= 0xac00 && codePoint <= 0xdfff) // Hangul syllables, then the surrogates
+
+/** What a code point of the forms most often met folds to, known without asking Unicode (undefined for any other):
+ * a full-width ASCII character (`９` is `9`), or an invisible format character (U+00AD, U+200B–U+200F, U+2060–U+2064,
+ * U+FEFF). */
+export const quickFold = (codePoint: number): string | undefined => {
+  if (codePoint >= 0xff01 && codePoint <= 0xff5e) {
+    return KEPT.has(codePoint) ? undefined : String.fromCharCode(codePoint - 0xfee0)
+  }
+  const invisible =
+    codePoint === 0xad ||
+    codePoint === 0xfeff ||
+    (codePoint >= 0x200b && codePoint <= 0x200f) ||
+    (codePoint >= 0x2060 && codePoint <= 0x2064)
+  return invisible ? "" : undefined
+}
+
+/** What the code points of one text read as, each asked of Unicode once: `null` for one that reads as itself. Made
+ * per text, as the text is read. */
+type Folds = Map<number, string | null>
 
 /** What a code point reads as, or undefined when it reads as itself (ASCII always does). */
-const foldOf = (codePoint: number): string | undefined => {
-  if (codePoint < 0x80) return undefined
-  if (codePoint < 0x10000) {
-    const state = BMP_STATE[codePoint]!
-    if (state === 1) return undefined
-    if (state === 2) return FOLDS.get(codePoint)!
-    // A lone surrogate reads as itself.
-    const folded = codePoint >= 0xd800 && codePoint <= 0xdfff ? undefined : computeFold(codePoint)
-    BMP_STATE[codePoint] = folded === undefined ? 1 : 2
-    if (folded !== undefined) FOLDS.set(codePoint, folded)
-    return folded
-  }
-  const known = FOLDS.get(codePoint)
+const foldOf = (codePoint: number, folds: Folds): string | undefined => {
+  if (codePoint < 0x80 || plainCodePoint(codePoint)) return undefined
+  const quick = quickFold(codePoint)
+  if (quick !== undefined) return quick
+  const known = folds.get(codePoint)
   if (known !== undefined) return known ?? undefined
   const folded = computeFold(codePoint)
-  FOLDS.set(codePoint, folded ?? null)
+  folds.set(codePoint, folded ?? null)
   return folded
 }
 
 const NON_ASCII = /[^\0-\x7f]/
 
 /** The index of the first code point of `text` that does not read as itself, or -1. */
-const firstFold = (text: string): number => {
+const firstFold = (text: string, folds: Folds): number => {
   const nonAscii = text.search(NON_ASCII) // plain ASCII reads as itself, found by the regex engine at its speed
   if (nonAscii < 0) return -1
   for (let i = nonAscii; i < text.length; i++) {
     if (text.charCodeAt(i) < 0x80) continue
     const codePoint = text.codePointAt(i)!
-    if (foldOf(codePoint) !== undefined) return i
+    if (foldOf(codePoint, folds) !== undefined) return i
     if (codePoint > 0xffff) i++
   }
   return -1
@@ -89,7 +102,8 @@ const fromUnits = (units: Uint16Array, size: number): string => {
  * which made its time grow faster than its size.
  */
 export const of = (text: string): View => {
-  const first = firstFold(text)
+  const folds: Folds = new Map()
+  const first = firstFold(text, folds)
   if (first < 0) return { text, origin: undefined }
   let units = new Uint16Array(text.length + 16)
   let origin = new Int32Array(text.length + 16)
@@ -116,7 +130,7 @@ export const of = (text: string): View => {
   while (i < text.length) {
     const codePoint = text.codePointAt(i)!
     const length = codePoint > 0xffff ? 2 : 1
-    const folded = foldOf(codePoint)
+    const folded = foldOf(codePoint, folds)
     const from = folded ?? text
     const at = folded === undefined ? i : 0
     const count = folded === undefined ? length : folded.length

@@ -1,0 +1,182 @@
+/**
+ * The words the English rules look for: the names of passwords, codes and keys, the link words that give their value
+ * ("is", "set … to"), the words that make a value a description, and the words of ID labels. Every word a rule
+ * compares with has an id in `VOCABULARY`, so a text's words are read as small numbers once (`words.ts`), and a long
+ * text of other words holds no strings.
+ */
+import { type Table, digitsIn, isLower } from "./chars.ts"
+import { mask } from "./scan.ts"
+
+export type Kind = "password" | "code" | "key"
+
+/** A set of the words of a space-separated list. */
+const wordSet = (list: string): ReadonlySet<string> => new Set(list.split(" "))
+
+const PASSWORD = wordSet(
+  "password passwords passwd pwd passphrase passphrases passcode passcodes credential credentials creds"
+)
+const CODE = wordSet("pin pins pincode otp cvv cvc cvv2 puk")
+/** Words before "code" that make it a secret code: "security code", "door code". */
+const CODE_OF = wordSet(
+  "one-time security verification 2fa mfa access auth authentication backup recovery sms login door alarm gate " +
+    "unlock reset confirmation pin locker lock safe garage entry building phone sim"
+)
+const KEY = wordSet("token tokens secret secrets apikey")
+const KEY_OF = wordSet("api access secret private license licence product encryption ssh")
+
+const PASSWORD_ENDS: ReadonlyArray<string> = ["password", "passwd", "pwd", "pass"]
+const KEY_ENDS: ReadonlyArray<string> = ["key", "token", "secret"]
+
+/** Whether `word` ends in "_" or "-" and one of `ends` ("db_password", "wifi-password", "api_key"). */
+const suffixed = (word: string, ends: ReadonlyArray<string>): boolean =>
+  ends.some((end) => word.endsWith(end) && (word.endsWith("_" + end) || word.endsWith("-" + end)))
+
+export const kindOf = (word: string, before: string, before2: string): Kind | undefined => {
+  if (PASSWORD.has(word) || suffixed(word, PASSWORD_ENDS)) return "password"
+  if (CODE.has(word)) return "code"
+  if ((word === "code" || word === "codes") && (CODE_OF.has(before) || (before === "time" && before2 === "one"))) {
+    return "code"
+  }
+  if (KEY.has(word) || suffixed(word, KEY_ENDS)) return "key"
+  if ((word === "key" || word === "keys") && KEY_OF.has(before)) return "key"
+  return undefined
+}
+
+export const LINK = wordSet("is was are were : = equals")
+export const NUMBER = wordSet("number numbers code codes no num")
+export const OF = wordSet("for to of at on in")
+export const SETTING = wordSet("set sets setting change changed changes changing reset update")
+export const ADVERB = wordSet("now still currently actually just simply always")
+export const USE = wordSet("use used uses using")
+/** Verbs of choosing a value: "picked X for the router password", "chose 4821 as her PIN". */
+export const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
+export const OWNER = wordSet("my the our your his her their a")
+/** Words after a password's name that make it the name of something else: "I use Bitwarden as my password
+ * manager", "uses bcrypt as the password hash". Any other word after it leaves the password named ("I use X as my
+ * password lately", "… as my password hint"). */
+export const COMPOUND = wordSet(
+  "manager managers policy policies generator generators rule rules requirement requirements vault vaults store " +
+    "stores storage keeper keychain field fields prompt prompts strength checker box form page screen dialog reset " +
+    "resets recovery change changes expiry expiration history length complexity rotation app apps tool tools system " +
+    "systems extension plugin service provider software program utility wallet hash hashes hashing salt algorithm " +
+    "format pattern template list database file files spreadsheet sheet document book notebook reminder reminders " +
+    "replacement alternative protection hygiene security practice practices advice tips pad pads"
+)
+/** Words after a value that make it a length, not a value: "the password is 8+ characters", "a 6-digit PIN". */
+export const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
+/** Words that are not a password, so "the password is reset" gives none. */
+const NOT_VALUE = wordSet(
+  "a an the this that these those it its not no none never also too very so in on at by for from with without to " +
+    "of as and or but be been being same different required optional wrong incorrect invalid correct right expired " +
+    "reset set kept hidden secret secure safe strong weak long short easy hard simple complex good bad empty blank " +
+    "missing unknown known something anything nothing what which where who how why when here there my your his her " +
+    "our their mine yours ours theirs due now still case-sensitive unique available sensitive about saved stored " +
+    "written given shown sent stolen taken forgotten lost broken made done gone see ask check off out up down only " +
+    "less more least most please"
+)
+export const ID_OF = wordSet("tax taxpayer national government personal citizen resident")
+export const ID_WORD = wordSet("number numbers no num card id")
+/** What "I use … as my password" may name without giving a value. */
+export const VAGUE = wordSet("it this that them these those one something same secret mine")
+/** Words that open a description, not a value: "uses the same password as …", "picked a new one for …". */
+export const DETERMINER = wordSet(
+  "a an the my your his her our their its this that these those same another some any no every each"
+)
+
+/** Whether `value` can be the value of a secret of `kind`, given after a link word, directly, or in quotes. */
+export const fits = (value: string, kind: Kind, how: "linked" | "direct" | "quoted"): boolean => {
+  if (value === mask) return false
+  const digits = digitsIn(value)
+  if (kind === "code") return digits > 0 && value.length >= 3
+  if (kind === "key") return digits > 0 && value.length >= 8
+  if (how === "direct") return digits > 0 && value.length >= 4
+  if (how === "quoted") return value.length > 0
+  return !NOT_VALUE.has(value) && !isWordForm(value)
+}
+
+/** A plain word of 5+ letters ending in -ed, -ing or -ly ("changed", "expiring", "usually"): not a value. */
+const isWordForm = (value: string): boolean => {
+  if (value.length < 5) return false
+  for (let i = 0; i < value.length; i++) if (!isLower(value.charCodeAt(i))) return false
+  return value.endsWith("ed") || value.endsWith("ing") || value.endsWith("ly")
+}
+
+/** The words that can end an ID number's label (`isIdLabel` says when they do). */
+const ID_LABEL = wordSet("ssn itin passport passports security insurance id number license licence")
+
+/** Further words the rules compare with: parts of keywords, of ID labels and of "as well". */
+const PARTS = wordSet(
+  "code codes key keys time one as ssn itin passport passports social security insurance national well -"
+)
+const LABEL_PARTS = wordSet("id tax taxpayer license licence driver driving")
+
+/** The words the rules look for, "" first for every other word (so a long text of other words holds no strings). */
+export const VOCABULARY: ReadonlyArray<string> = [
+  "",
+  ...new Set(
+    [PASSWORD, CODE, CODE_OF, KEY, KEY_OF, LINK, NUMBER, OF, SETTING, ADVERB, USE, PICK, OWNER, COMPOUND, MEASURE]
+      .concat([VAGUE, DETERMINER, ID_OF, ID_WORD, ID_LABEL, PARTS, LABEL_PARTS])
+      .flatMap((set) => [...set])
+  )
+]
+const VOCABULARY_IDS: ReadonlyMap<string, number> = new Map(VOCABULARY.map((word, id) => [word, id]))
+
+/** A word's id in `VOCABULARY`; "db_password" reads as "password", "api_key" as "token", "driver's" as "driver". */
+export const vocabularyId = (word: string): number => {
+  const id = VOCABULARY_IDS.get(word)
+  if (id !== undefined) return id
+  const joint = Math.max(word.lastIndexOf("_"), word.lastIndexOf("-"))
+  if (joint >= 0) {
+    const end = word.slice(joint + 1)
+    if (PASSWORD_ENDS.includes(end)) return PASSWORD_ID
+    if (KEY_ENDS.includes(end)) return TOKEN_ID
+  }
+  return word.startsWith("driver") ? DRIVER_ID : 0
+}
+const PASSWORD_ID = VOCABULARY_IDS.get("password")!
+const TOKEN_ID = VOCABULARY_IDS.get("token")!
+const DRIVER_ID = VOCABULARY_IDS.get("driver")!
+
+/** For each ASCII unit, a bit per length (31 for any longer) of a word that may have an id starting with it: the
+ * vocabulary's, and "driver…" (6 units or more). A word holding "_" or "-" may have one whatever it starts with. */
+const startings = (): Table => {
+  const table = new Uint32Array(128)
+  for (const word of VOCABULARY.slice(1)) table[word.charCodeAt(0)]! |= 1 << Math.min(word.length, 31)
+  table[100]! |= ~0 << 6 // "d": "driver", "driver's", "drivers"
+  return table
+}
+const STARTINGS: Table = startings()
+
+/**
+ * The id of the word `[from, to)` of `lower` (a text in lower case), as `vocabularyId` gives it: a word that cannot
+ * have one (no word of its first unit and length in the vocabulary, no "_" or "-") is told without making a string.
+ */
+export const idAt = (lower: string, from: number, to: number): number => {
+  const first = lower.charCodeAt(from)
+  if (first < 128 && ((STARTINGS[first]! >>> Math.min(to - from, 31)) & 1) === 0) {
+    let k = from
+    while (k < to && lower.charCodeAt(k) !== 95 && lower.charCodeAt(k) !== 45) k++
+    if (k === to) return 0
+  }
+  return vocabularyId(lower.slice(from, to))
+}
+
+/** The words a word rule starts at, whole or as the end of a longer word ("db_password"): what the one pass that
+ * notes which rules to run looks for. */
+export const KEYWORDS: ReadonlyArray<string> = [
+  ...[PASSWORD, CODE, KEY, ID_LABEL].flatMap((set) => [...set]),
+  ...PASSWORD_ENDS,
+  ...KEY_ENDS,
+  "code",
+  "codes",
+  "key",
+  "keys"
+]
+
+/** For each vocabulary id, 1 when its word can end the label of an ID number. */
+const labelEnds = (): Table => {
+  const table = new Uint8Array(VOCABULARY.length)
+  VOCABULARY.forEach((word, id) => (table[id] = ID_LABEL.has(word) ? 1 : 0))
+  return table
+}
+export const LABEL_ENDS: Table = labelEnds()

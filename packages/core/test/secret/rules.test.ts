@@ -1,0 +1,135 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { lowerCase, quoted } from "../../src/internal/secret/chars.ts"
+import { chinese } from "../../src/internal/secret/chinese.ts"
+import { digitRuns } from "../../src/internal/secret/digitRuns.ts"
+import { english } from "../../src/internal/secret/english.ts"
+import { idLabels } from "../../src/internal/secret/idLabels.ts"
+import { keys, pem } from "../../src/internal/secret/keys.ts"
+import { mixedRuns } from "../../src/internal/secret/mixedRuns.ts"
+import { pairs } from "../../src/internal/secret/pairs.ts"
+import * as Scan from "../../src/internal/secret/scan.ts"
+import { triggers } from "../../src/internal/secret/triggers.ts"
+import { isUrl, urlPasswords } from "../../src/internal/secret/urls.ts"
+import { idAt, VOCABULARY, vocabularyId } from "../../src/internal/secret/vocabulary.ts"
+import { wordRules } from "../../src/internal/secret/wordRules.ts"
+import { words, wordsOf } from "../../src/internal/secret/words.ts"
+
+/** What one rule alone finds in `text`, as the texts of its spans. */
+const found = (rule: Scan.Rule, text: string): Array<string> => {
+  const scan = Scan.make(text, false)
+  rule.scan(scan)
+  return scan.found.map(([start, end]) => text.slice(start, end))
+}
+
+/** What one word rule alone finds in `text`, word by word, as the texts of its spans. */
+const foundInWords = (rule: Scan.WordRule, text: string): Array<string> => {
+  const scan = Scan.make(text, false)
+  const ws = wordsOf(scan)
+  for (let i = 0; i < ws.count; i++) if (ws.ids[i] !== 0) rule.at(scan, ws, i)
+  return scan.found.map(([start, end]) => text.slice(start, end))
+}
+
+const KEY = "sk-proj-abcdefghij0123456789"
+const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+describe("secret rules, each alone", () => {
+  it("known keys: a prefix and enough characters of its kind, and JWTs", () => {
+    assert.deepStrictEqual(found(keys, `the key ${KEY}, and AKIAABCDEFGHIJKLMNOP`), [KEY, "AKIAABCDEFGHIJKLMNOP"])
+    assert.deepStrictEqual(found(keys, `token ${JWT}`), [JWT])
+    assert.deepStrictEqual(found(keys, "sk-short and AKIA123 and eyJhbGciOiJIUzI1NiJ9 alone"), [])
+    assert.strictEqual(keys.trigger, Scan.RUNS)
+  })
+
+  it("PEM private keys: from BEGIN to END, or to the end of the text", () => {
+    const block = "-----BEGIN RSA PRIVATE KEY----- MIIEow -----END RSA PRIVATE KEY-----"
+    assert.deepStrictEqual(found(pem, `key: ${block} done`), [block])
+    assert.deepStrictEqual(found(pem, "-----BEGIN PRIVATE KEY----- MIIE"), ["-----BEGIN PRIVATE KEY----- MIIE"])
+    assert.deepStrictEqual(found(pem, "-----BEGIN CERTIFICATE----- MIIE -----END CERTIFICATE-----"), [])
+  })
+
+  it("runs of letters and digits: 32 or more mixing cases and digits, outside a URL", () => {
+    const run = "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3"
+    assert.deepStrictEqual(found(mixedRuns, `token ${run} here`), [run])
+    assert.deepStrictEqual(found(mixedRuns, `https://example.com/${run}`), [])
+    assert.deepStrictEqual(found(mixedRuns, "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0"), []) // no upper case
+  })
+
+  it("digit runs: 15 or more digits through single spaces and hyphens between groups, outside a URL", () => {
+    assert.deepStrictEqual(found(digitRuns, "card 4111 1111 1111 1111 ok"), ["4111 1111 1111 1111"])
+    assert.deepStrictEqual(found(digitRuns, "acct 1234-5678-9012-3456"), ["1234-5678-9012-3456"])
+    assert.deepStrictEqual(found(digitRuns, "call 12345678901234 now"), []) // 14 digits
+    assert.deepStrictEqual(found(digitRuns, "https://example.com/1234567890123456"), [])
+  })
+
+  it("URL passwords: the password of scheme://user:password@host", () => {
+    assert.deepStrictEqual(found(urlPasswords, "db at postgres://app:hunter22@db.local:5432/x"), ["hunter22"])
+    assert.deepStrictEqual(found(urlPasswords, "see https://example.com/a:b@c and mail@example.com"), [])
+    assert.isTrue(isUrl("docs.google.com/document/d/1", 0, 28))
+    assert.isFalse(isUrl("Tr0ub4dor&3", 0, 11))
+  })
+
+  it("user and password pairs: the second word when it reads as a password", () => {
+    assert.deepStrictEqual(found(pairs, "login marco / Tr0ub4dor&3-fennel"), ["Tr0ub4dor&3-fennel"])
+    assert.deepStrictEqual(found(pairs, "either red / blue or 2024 / 2025"), [])
+  })
+
+  it("passwords in English: the value after a link, after a colon, or named before", () => {
+    assert.deepStrictEqual(foundInWords(english, "the wifi password is hunter2 now"), ["hunter2"])
+    assert.deepStrictEqual(foundInWords(english, "I use swordfish as my password"), ["swordfish"])
+    assert.deepStrictEqual(foundInWords(english, "the Wi-Fi password is on the fridge"), [])
+    assert.deepStrictEqual(foundInWords(english, "uses Bitwarden as the password manager"), [])
+  })
+
+  it("ID labels: a number of 5 or more digits under its label, not a date", () => {
+    assert.deepStrictEqual(foundInWords(idLabels, "my SSN is 123-45-6789."), ["123-45-6789"])
+    assert.deepStrictEqual(foundInWords(idLabels, "passport number: X1234567"), ["X1234567"])
+    assert.deepStrictEqual(foundInWords(idLabels, "passport renewed 2026-11-06"), [])
+  })
+
+  it("the word rules run together over words cut once", () => {
+    assert.deepStrictEqual(found(wordRules, "PIN 4821 and SSN 123-45-6789"), ["4821", "123-45-6789"])
+    assert.strictEqual(wordRules.trigger, Scan.WORDS)
+  })
+
+  it("Chinese: the value after a keyword, and X in 我用X当密码", () => {
+    assert.deepStrictEqual(found(chinese, "我的密码是S3cure!pass。"), ["S3cure!pass"])
+    assert.deepStrictEqual(found(chinese, "我用hunter2当密码"), ["hunter2"])
+    assert.deepStrictEqual(found(chinese, "身份证号码是110101199003071234"), ["110101199003071234"])
+    assert.deepStrictEqual(found(chinese, "密码忘了就重置"), [])
+  })
+})
+
+describe("what starts a rule", () => {
+  it("one pass notes the rules that can find something, and no other", () => {
+    assert.strictEqual(triggers("The user prefers green tea", false), 0)
+    assert.strictEqual(triggers("the password is x", false), Scan.WORDS)
+    assert.strictEqual(triggers("mail@example.com / 1", false), Scan.AT | Scan.SLASH)
+    assert.strictEqual(triggers(`key ${KEY}`, false) & Scan.RUNS, Scan.RUNS)
+    assert.strictEqual(triggers("４密码", false), Scan.NON_ASCII | Scan.CHINESE_WORD)
+    assert.strictEqual(triggers("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3", true), -1)
+  })
+})
+
+describe("the vocabulary", () => {
+  it("property: a word read in place has the id the vocabulary gives it", () => {
+    const pieces = [...VOCABULARY.slice(1, 60), "db_", "-", "driver", "'s", "x", "pass", "é", "2"]
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 3 }), (parts) => {
+        const word = parts.join("")
+        assert.strictEqual(idAt(`  ${word} `, 2, 2 + word.length), vocabularyId(word), word)
+      }),
+      { numRuns: 3_000 }
+    )
+    for (const word of VOCABULARY.slice(1)) assert.strictEqual(idAt(word, 0, word.length), vocabularyId(word))
+  })
+
+  it("words are cut at white space and separators, without the punctuation around them", () => {
+    const text = 'The "password": x1, pin=4821'
+    const ws = words(text, lowerCase(text))
+    const cut = Array.from({ length: ws.count }, (_, k) => text.slice(ws.start[k], ws.end[k]))
+    assert.deepStrictEqual(cut, ["The", "password", ":", "x1", "pin", "=", "4821"])
+    assert.deepStrictEqual(Array.from(ws.stop.subarray(0, ws.count)), [0, 1, 0, 1, 0, 0, 0])
+    assert.deepStrictEqual(quoted('say "hi" now', 4), [5, 7])
+  })
+})
