@@ -9,6 +9,7 @@
  */
 import { Backoff, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
 import { Context, DateTime, type Effect, Schema } from "effect"
+import * as UnitOfWork from "./internal/unitOfWork.ts"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
 export interface Actor {
@@ -218,8 +219,11 @@ export interface StateChangeScope {
    * stored), the rest of the state neither read nor written. Absent: the whole state.
    */
   readonly keys?: StateKeys | undefined
-  /** A cursor the state must still hold, else the change (and the commit it is part of) is refused with `StaleCursor`. */
-  readonly expects?: CursorExpected | undefined
+  /**
+   * The cursors the state must still hold, else the change (and the commit it is part of) is refused with
+   * `StaleCursor`.
+   */
+  readonly expects?: ReadonlyArray<CursorExpected> | undefined
 }
 
 /** A change of the review state: its input returned when it changes nothing. */
@@ -232,51 +236,77 @@ export const keyedChange = (
   expects?: CursorExpected
 ): StateChange => {
   const withExpected = expects === undefined ? keys : { ...keys, cursors: [...(keys["cursors"] ?? []), expects.key] }
-  return Object.assign((state: ReviewStateDocument) => change(state), { keys: withExpected, expects })
+  return Object.assign((state: ReviewStateDocument) => change(state), {
+    keys: withExpected,
+    expects: expects === undefined ? undefined : [expects]
+  })
 }
-
-/** `change` with the keys and the expectation of `from` (a change that wraps another reads what it reads). */
-export const withScopeOf = <A extends ReadonlyArray<unknown>>(
-  from: StateChangeScope,
-  change: (...args: A) => ReviewStateDocument
-): ((...args: A) => ReviewStateDocument) & StateChangeScope =>
-  Object.assign(change, { keys: from.keys, expects: from.expects })
 
 /** Why `change` may not be made on `state` (a cursor it expects has moved), or `undefined` when it may. */
 export const staleCursor = (change: StateChangeScope, state: ReviewStateDocument): StaleCursor | undefined => {
-  const expects = change.expects
-  if (expects === undefined) return undefined
-  const stored = Object.hasOwn(state.cursors, expects.key) ? state.cursors[expects.key] : undefined
-  return stored === expects.cursor
-    ? undefined
-    : new StaleCursor({ key: expects.key, read: expects.cursor ?? null, stored: stored ?? null })
+  for (const expects of change.expects ?? []) {
+    const stored = Object.hasOwn(state.cursors, expects.key) ? state.cursors[expects.key] : undefined
+    if (stored !== expects.cursor) {
+      return new StaleCursor({ key: expects.key, read: expects.cursor ?? null, stored: stored ?? null })
+    }
+  }
+  return undefined
 }
 
-/** What the single writer offers inside one hold of the lock. */
+/**
+ * What the single writer offers inside one hold of the lock. Inside a `transaction`, a writer's commits are staged and
+ * land with the transaction's; outside one, each commit lands at once.
+ */
 export interface Writer {
   /**
-   * The scope as it is now, read under the lock; with `topics`, only its MEMORY.md and those of the topics it has (what
-   * a change that names its files needs), nothing else of it looked at.
+   * The scope as it is now, read under the lock (with what the open transaction has staged in it); with `topics`, only
+   * its MEMORY.md and those of the topics it has (what a change that names its files needs), nothing else of it looked
+   * at.
    */
   readonly read: (scope: Scope.Scope, topics?: ReadonlyArray<string>) => Effect.Effect<StoredScope, StorageError>
   /**
+   * Makes one change: writes each file once (atomically) and appends its journal records in one write; all of it lands,
+   * or none of it (with the rest of the open transaction, if any); a change is never made without its journal lines.
+   */
+  readonly commit: (
+    writes: ReadonlyArray<FileWrite>,
+    journal: ReadonlyArray<JournalRecord>
+  ) => Effect.Effect<void, StorageError>
+  /**
+   * Erases `texts` (entries' texts) from the journal's history at once (never staged): every line `Purge.erasing`
+   * picks has its `before` and `after` dropped and is marked `purged` (a damaged line holding one of them is dropped),
+   * the journal rewritten whole and atomically. Gives how many lines were erased.
+   */
+  readonly erase: (texts: ReadonlyArray<string>) => Effect.Effect<number, StorageError>
+}
+
+/** What a backend's writer offers inside one hold of its lock: a writer whose commit also changes the review state. */
+export interface BackendWriter extends Omit<Writer, "commit"> {
+  /**
    * Makes one change: writes each file once (atomically), appends its journal records in one write, and changes the
-   * review state by `state` (read under the lock) when given. All of it lands, or none of it: nothing is changed when
-   * the journal or the state cannot be written, or when `state` expects a cursor that has moved (`StaleCursor`); a
-   * change is never made without its journal lines.
+   * review state by `state` (read under the lock; `undefined`: unchanged). All of it lands, or none of it: nothing is
+   * changed when the journal or the state cannot be written, or when `state` expects a cursor that has moved
+   * (`StaleCursor`).
    */
   readonly commit: (
     writes: ReadonlyArray<FileWrite>,
     journal: ReadonlyArray<JournalRecord>,
-    state?: StateChange | undefined
+    state: StateChange | undefined
   ) => Effect.Effect<void, StorageError>
-  /**
-   * Erases `texts` (entries' texts) from the journal's history: every line `Purge.erasing` picks has its `before` and
-   * `after` dropped and is marked `purged` (a damaged line holding one of them is dropped), the journal rewritten
-   * whole and atomically. Gives how many lines were erased.
-   */
-  readonly erase: (texts: ReadonlyArray<string>) => Effect.Effect<number, StorageError>
 }
+
+/**
+ * A backend of the storage port (the files, Postgres): the port without its unit of work, which `make` adds over it.
+ */
+export interface Backend extends Omit<MemoryRoot["Service"], "write" | "transaction"> {
+  /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
+  readonly write: <A, E, R>(
+    body: (writer: BackendWriter) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StorageError, R>
+}
+
+/** The storage port over `backend`, with its unit of work (`transaction`). */
+export const make: (backend: Backend) => MemoryRoot["Service"] = UnitOfWork.make
 
 /** The storage port of one memory root. */
 export class MemoryRoot extends Context.Service<
@@ -289,8 +319,19 @@ export class MemoryRoot extends Context.Service<
      * is always read again).
      */
     readonly read: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<StoredScope, StorageError>
-    /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
+    /**
+     * Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. Inside an open
+     * `transaction`, joins it: the writer is the transaction's, its commits staged.
+     */
     readonly write: <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+    /**
+     * Runs `effect` as one unit of work of the root (as `SqlClient.withTransaction` does for a database): the writer is
+     * held for its extent, and what `write` commits and `updateState` changes inside it (the store's batch, the review
+     * state's record) is staged and lands in one commit when `effect` succeeds, or not at all (nothing when it fails,
+     * or when a change of the state expects a cursor that has moved: `StaleCursor`). Inside an open transaction of the
+     * same root, joins it.
+     */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
     /** The journal's lines, oldest first: the last `limit`, of one scope when given. */
     readonly journal: (options?: {
       readonly limit?: number | undefined
@@ -309,7 +350,7 @@ export class MemoryRoot extends Context.Service<
     readonly readStateOf: (keys: StateKeys) => Effect.Effect<ReviewStateDocument, StorageError>
     /**
      * Changes the review state as the root's only writer; `change` returning its input writes nothing; a change whose
-     * expected cursor has moved fails with `StaleCursor`, writing nothing.
+     * expected cursor has moved fails with `StaleCursor`, writing nothing. Inside an open `transaction`, staged with it.
      */
     readonly updateState: (change: StateChange) => Effect.Effect<void, StorageError>
   }

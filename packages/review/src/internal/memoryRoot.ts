@@ -34,13 +34,15 @@ import {
   type Actor,
   type AgentFolder,
   archiveBase,
+  type Backend,
+  type BackendWriter,
   archiveRecord,
   emptyState,
   type FileWrite,
   missingMemory as missingMemoryAt,
   type JournalLine,
   type JournalRecord,
-  type MemoryRoot,
+  make as withUnitOfWork,
   type ReadOptions,
   type ReviewStateDocument,
   type StateChange,
@@ -48,8 +50,7 @@ import {
   staleCursor,
   type StoredFile,
   type StoredScope,
-  type Unreadable,
-  type Writer
+  type Unreadable
 } from "../MemoryRoot.ts"
 import { Platform, type Stat, type StatResult } from "../Platform.ts"
 import * as FileCache from "./fileCache.ts"
@@ -872,7 +873,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     return erased.count
   })
 
-  const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+  const write = <A, E, R>(
+    body: (writer: BackendWriter) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageError, R> =>
     hold((real, held) => {
       const seen: Seen = { ids: new Map(), folders: new Map(), texts: new Map() }
       return body({
@@ -1020,7 +1023,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       )
     ).pipe(Effect.withSpan("MemoryRoot.updateState"))
 
-  return {
+  return withUnitOfWork({
     root,
     read,
     write,
@@ -1030,5 +1033,5 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     readState,
     readStateOf,
     updateState
-  } satisfies MemoryRoot["Service"]
+  } satisfies Backend)
 })

@@ -436,7 +436,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     }).pipe(Effect.mapError(writeFailed("journal")))
 
   const write = <A, E, R>(
-    body: (writer: MemoryRoot.Writer) => Effect.Effect<A, E, R>
+    body: (writer: MemoryRoot.BackendWriter) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | StorageError, R> =>
     hold(
       Effect.suspend(() => {
@@ -538,5 +538,5 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     return yield* storageError(new NewerFormat({ file: `${schema}.${Migrations.migrationsTable}`, version }))
   }
 
-  return MemoryRoot.MemoryRoot.of({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
+  return MemoryRoot.make({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
 })
