@@ -630,6 +630,39 @@ export const storeSuite = (backend: Backend) =>
       }))
 
     describe("one commit: a batch, its journal and the review state", () => {
+      test("a transaction's batches see what it staged before them, and land with its state in one commit, or not at all", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: team, text: "The team ships on Fridays", actor: "t" }))
+          const snapshot = Effect.all({
+            memory: read(root, team, "MEMORY.md"),
+            journal: at(root, (store) => store.journal()),
+            state: port(root, (port) => port.readState)
+          })
+          const before = yield* snapshot
+          const unit = (store: Store, then: Effect.Effect<void, string>) =>
+            Effect.flatMap(MemoryRoot.MemoryRoot, (port) =>
+              port.transaction(
+                Effect.gen(function* () {
+                  yield* store.add({ scope: team, text: "The team meets on Mondays", actor: "t" })
+                  yield* store.add({ scope: team, text: "The team eats on Tuesdays", actor: "t" })
+                  yield* port.updateState((state) => ({ ...state, cursors: { ...state.cursors, "chat:c": 3 } }))
+                  const seen = yield* port.write((writer) => writer.read(team))
+                  yield* then
+                  return seen.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text))
+                })
+              )
+            )
+          const failed = yield* at(root, (store) => Effect.flip(unit(store, Effect.fail("stopped"))))
+          assert.strictEqual(failed, "stopped")
+          assert.deepStrictEqual(yield* snapshot, before)
+          const seen = yield* at(root, (store) => unit(store, Effect.void))
+          const landed = ["The team ships on Fridays", "The team meets on Mondays", "The team eats on Tuesdays"]
+          assert.deepStrictEqual(seen, landed)
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), landed)
+          assert.strictEqual((yield* at(root, (store) => store.journal())).length, 3)
+          assert.deepStrictEqual((yield* port(root, (port) => port.readState)).cursors, { "chat:c": 3 })
+        }))
+
       test("a batch changes the review state in its commit, seeing each change's result: both land, read back", (root) =>
         Effect.gen(function* () {
           const counted = (
