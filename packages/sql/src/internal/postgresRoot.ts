@@ -25,11 +25,10 @@ import {
   Text,
   WriteFailed
 } from "@mneme/core"
-import { MemoryRoot, Paths, Purge } from "@mneme/review"
+import { MemoryRoot, Purge, RootLayout } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
 import { Array as Arr, Clock, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
-import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
 import * as ReviewRows from "./reviewRows.ts"
 
@@ -55,7 +54,7 @@ export const schemaName = /^[a-z_][a-z0-9_]{0,62}$/
 /** The format version of the journal lines this release writes (the files backend's). */
 const journalVersion = 2
 
-const hash: Paths.Hash = (text) => createHash("sha256").update(text, "utf8").digest("hex")
+const hash = RootLayout.hash
 
 const storageError = (reason: StorageReason) => new StorageError({ reason })
 
@@ -75,7 +74,7 @@ const writeFailed = (file: string) => (error: SqlError.SqlError) =>
 const partsOf = (file: string): { readonly dir: string; readonly topic: string } | undefined => {
   const slash = file.lastIndexOf("/")
   const dir = file.slice(0, slash)
-  const topic = slash === -1 ? null : Paths.topicOfName(file.slice(slash + 1))
+  const topic = slash === -1 ? null : RootLayout.topicOfName(file.slice(slash + 1))
   const inScope = dir === "team" || (dir.startsWith("agents/") && dir.indexOf("/", "agents/".length) === -1)
   return topic === null || !inScope || dir === "agents/" ? undefined : { dir, topic: topic ?? "" }
 }
@@ -216,7 +215,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   // -------------------------------------------------------------------------------------------------------------------
   // Reading
 
-  const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(Paths.fileOf(dir, undefined))
+  const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(RootLayout.fileOf(dir, undefined))
 
   /** Keeps `parsed` as the parse of `file`, the least recently kept dropped past the limit. */
   const keep = (file: string, parsed: Parsed) => {
@@ -241,7 +240,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
    * `only`, when given).
    */
   const readScope = (scope: Scope.Scope, only?: ReadonlyArray<string>): Effect.Effect<StoredScope, StorageError> => {
-    const dir = Paths.scopeDir(hash, scope)
+    const dir = RootLayout.scopeDir(hash, scope)
     const which = only === undefined ? sql`` : sql`AND topic IN ${sql.in(["", ...only])}`
     return sql<{ readonly topic: string; readonly content: string }>`
       SELECT topic, content FROM ${files} WHERE scope = ${dir} ${which}`.pipe(
@@ -254,8 +253,8 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           files: [
             memory === undefined
               ? missingMemory(dir)
-              : storedOf(Paths.fileOf(dir, undefined), undefined, memory.content),
-            ...topics.map((row) => storedOf(Paths.fileOf(dir, row.topic), row.topic, row.content))
+              : storedOf(RootLayout.fileOf(dir, undefined), undefined, memory.content),
+            ...topics.map((row) => storedOf(RootLayout.fileOf(dir, row.topic), row.topic, row.content))
           ],
           unreadable: []
         }
@@ -444,7 +443,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
         const agents = new Map<string, string>()
         return body({
           read: (scope, topics) => {
-            if (scope.kind === "agent") agents.set(Paths.scopeDir(hash, scope), scope.agentId)
+            if (scope.kind === "agent") agents.set(RootLayout.scopeDir(hash, scope), scope.agentId)
             return readScope(scope, topics)
           },
           commit: (writes, records, state) => commit(agents, writes, records, state),
@@ -458,7 +457,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
 
   const journal = (options?: { readonly limit?: number | undefined; readonly scope?: Scope.Scope | undefined }) =>
     Effect.gen(function* () {
-      const scope = options?.scope === undefined ? undefined : Paths.scopeDir(hash, options.scope)
+      const scope = options?.scope === undefined ? undefined : RootLayout.scopeDir(hash, options.scope)
       const where = scope === undefined ? sql`` : sql`WHERE scope = ${scope}`
       const columns = sql`version, id, time, op, scope, file, actor, auto, before, after, undoes, entries, purged`
       const limit = options?.limit
@@ -487,7 +486,9 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           const name = scope.slice("agents/".length)
           const recorded = agent === null ? undefined : agentOfColumn(agent)
           const agentId =
-            recorded !== undefined && Paths.agentDir(hash, recorded) === name ? recorded : Paths.agentOfName(name)
+            recorded !== undefined && RootLayout.agentDir(hash, recorded) === name
+              ? recorded
+              : RootLayout.agentOfName(name)
           return { agentId, dir: scope }
         })
         .toSorted((a, b) => (a.dir < b.dir ? -1 : 1))
@@ -503,7 +504,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const archive = (agentId: string, actor: MemoryRoot.Actor) =>
     hold(
       Effect.gen(function* () {
-        const from = Paths.scopeDir(hash, Scope.own(agentId))
+        const from = RootLayout.scopeDir(hash, Scope.own(agentId))
         if (!(yield* hasFiles(from).pipe(Effect.mapError(readFailed(from))))) {
           return yield* storageError(new NotFound({ path: from, detail: "there is no memory folder to archive" }))
         }
