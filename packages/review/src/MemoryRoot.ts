@@ -7,7 +7,7 @@
  *
  * The files backend is `FileRoot.layer({ root })`.
  */
-import { Backoff, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
+import { Backoff, type MemoryEdit, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
 import { Context, DateTime, type Effect, Schema } from "effect"
 import * as UnitOfWork from "./internal/unitOfWork.ts"
 
@@ -17,24 +17,12 @@ export interface Actor {
   readonly auto?: boolean
 }
 
-/** One memory file as stored. */
-export interface StoredFile {
-  /** The path relative to the root, "/" separated: `agents/<folder>/MEMORY.md`, `team/<topic>.md`. */
-  readonly file: string
-  /** The topic, `undefined` for MEMORY.md. */
-  readonly topic: string | undefined
-  /** Whether the file exists (a missing MEMORY.md reads as empty). */
-  readonly exists: boolean
-  /** Its text as parsed (a backend may keep parsed files while they are unchanged). */
-  readonly parsed: MemoryFile.Parsed
-  /** Its size in characters (code points); 0 when missing. */
-  readonly size: number
-  /**
-   * The entries a read `within` sizes left out of a file past its size (`ReadOptions`): `parsed` then holds the file's
-   * lines only up to the first of them, and every link. Absent when the file was read whole, as every change reads it.
-   */
-  readonly omitted?: number | undefined
-}
+/**
+ * One memory file as stored: its path relative to the root (`agents/<folder>/MEMORY.md`, `team/<topic>.md`), its topic,
+ * whether it exists, its text as parsed (a backend may keep parsed files while they are unchanged), its size, and what a
+ * read `within` sizes left out (`ReadOptions`). The file `MemoryEdit` plans over: one type on both sides of the port.
+ */
+export type StoredFile = MemoryEdit.File
 
 /** How far `read` reads a file. */
 export interface ReadOptions {
@@ -47,10 +35,7 @@ export interface ReadOptions {
 }
 
 /** A topic file that could not be read: left out of its scope's files, with why. */
-export interface Unreadable {
-  readonly file: string
-  readonly error: StorageError
-}
+export type Unreadable = MemoryEdit.Unreadable
 
 /** The MEMORY.md of a scope that has none yet (docs/spec.md 1: a missing MEMORY.md reads as empty), at `file`. */
 export const missingMemory = (file: string): StoredFile => ({
@@ -63,14 +48,11 @@ export const missingMemory = (file: string): StoredFile => ({
 
 const emptyParsed = MemoryFile.parse("")
 
-/** A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read. */
-export interface StoredScope {
-  readonly scope: Scope.Scope
-  /** The scope's folder relative to the root (`team`, `agents/<folder>`), as the journal names it. */
-  readonly dir: string
-  readonly files: ReadonlyArray<StoredFile>
-  readonly unreadable: ReadonlyArray<Unreadable>
-}
+/**
+ * A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read; its
+ * folder relative to the root (`team`, `agents/<folder>`), as the journal names it.
+ */
+export type StoredScope = MemoryEdit.Files
 
 /** A file a change writes: its new text, or `undefined` to delete it. */
 export interface FileWrite {
