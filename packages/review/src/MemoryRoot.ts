@@ -8,7 +8,7 @@
  * The files backend is `FileRoot.layer({ root })`.
  */
 import { Backoff, type MemoryEdit, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
-import { Context, DateTime, type Effect, Schema } from "effect"
+import { Context, DateTime, Effect, Random, Schema } from "effect"
 import * as UnitOfWork from "./internal/unitOfWork.ts"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
@@ -96,6 +96,28 @@ export type JournalLine = typeof JournalLine.Type
 
 /** What a change journals; the port fills in the version, the id and the time. */
 export type JournalRecord = Omit<JournalLine, "version" | "id" | "time">
+
+/** The format version of the journal lines this release writes, in every backend. */
+export const journalVersion = 2
+
+/**
+ * The journal's lines of one change made at `time` (epoch ms), with their ids, minted here for every backend: the
+ * change's own id (`<time in base 36>-<random in base 36>`) for a change of one line, else that and `.<index>` for each,
+ * so the lines of one change can be told from those of the next.
+ */
+export const journalLines = (
+  records: ReadonlyArray<JournalRecord>,
+  time: number
+): Effect.Effect<ReadonlyArray<JournalLine>> =>
+  Effect.map(Random.nextIntBetween(0, 2 ** 48), (random) => {
+    const change = `${time.toString(36)}-${random.toString(36)}`
+    return records.map((record, index): JournalLine => ({
+      version: journalVersion,
+      id: records.length === 1 ? change : `${change}.${index}`,
+      time,
+      ...record
+    }))
+  })
 
 /**
  * Where an agent's folder `from` (`agents/<name>`) is archived at `now` (epoch ms), before a number is added to tell

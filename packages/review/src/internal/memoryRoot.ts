@@ -40,8 +40,8 @@ import {
   emptyState,
   type FileWrite,
   missingMemory as missingMemoryAt,
-  type JournalLine,
   type JournalRecord,
+  journalLines,
   make as withUnitOfWork,
   type ReadOptions,
   type ReviewStateDocument,
@@ -602,17 +602,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* fs.rename(from.absolute, to.absolute).pipe(Effect.mapError(writeFailed(legacy)))
     yield* recordId(real, dir, agentId)
     yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
-  })
-
-  /** The journal's lines for `records`, made at `time` by one change, each with its own id (`Journal.idOf`). */
-  const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const change = `${time.toString(36)}-${yield* unique}`
-    return records.map((record, index): JournalLine => ({
-      version: Journal.version,
-      id: Journal.idOf(change, index, records.length),
-      time,
-      ...record
-    }))
   })
 
   /**

@@ -27,7 +27,7 @@ import {
 } from "@mneme/core"
 import { MemoryRoot, Purge, RootLayout } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
-import { Array as Arr, Clock, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
+import { Array as Arr, Clock, Duration, Effect, Option, Result, Schema, Semaphore } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import * as Migrations from "./migrations.ts"
 import * as ReviewRows from "./reviewRows.ts"
@@ -50,9 +50,6 @@ type JournalRecord = MemoryRoot.JournalRecord
 
 /** A schema name Postgres takes unquoted: a lower-case letter or `_`, then up to 62 of `[a-z0-9_]`. */
 export const schemaName = /^[a-z_][a-z0-9_]{0,62}$/
-
-/** The format version of the journal lines this release writes (the files backend's). */
-const journalVersion = 2
 
 const hash = RootLayout.hash
 
@@ -137,7 +134,6 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const lockShown = `${root}: advisory lock ${JSON.stringify(lockName)}`
   const semaphore = yield* Semaphore.make(1)
   const cache = new Map<string, Parsed>()
-  const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
 
   // -------------------------------------------------------------------------------------------------------------------
   // The writer
@@ -326,15 +322,6 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   // -------------------------------------------------------------------------------------------------------------------
   // Writing
 
-  /** The journal's lines for `records`, made at `time`, each with its own id. */
-  const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const lines: Array<JournalLine> = []
-    for (const record of records) {
-      lines.push({ version: journalVersion, id: `${time.toString(36)}-${yield* unique}`, time, ...record })
-    }
-    return lines
-  })
-
   /** Appends `lines` to the journal, in one statement. */
   const append = (lines: ReadonlyArray<JournalLine>) =>
     !Arr.isReadonlyArrayNonEmpty(lines)
@@ -394,7 +381,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   ) =>
     Effect.gen(function* () {
       if (writes.length === 0 && records.length === 0 && state === undefined) return
-      const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
+      const lines = yield* MemoryRoot.journalLines(records, yield* Clock.currentTimeMillis)
       yield* sql
         .withTransaction(
           Effect.all(
@@ -512,7 +499,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
         const base = MemoryRoot.archiveBase(from, now)
         let to = base
         for (let n = 2; yield* hasFiles(to).pipe(Effect.mapError(readFailed(to))); n++) to = `${base}-${n}`
-        const lines = yield* journalLines([MemoryRoot.archiveRecord(from, to, actor)], now)
+        const lines = yield* MemoryRoot.journalLines([MemoryRoot.archiveRecord(from, to, actor)], now)
         yield* sql`UPDATE ${files} SET scope = ${to}, version = version + 1 WHERE scope = ${from}`.pipe(
           Effect.mapError(writeFailed(from))
         )
