@@ -9,7 +9,6 @@
  */
 import { Backoff, type MemoryEdit, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
 import { Context, DateTime, Effect, Random, Schema } from "effect"
-import * as UnitOfWork from "./internal/unitOfWork.ts"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
 export interface Actor {
@@ -300,7 +299,8 @@ export interface BackendWriter extends Omit<Writer, "commit"> {
 }
 
 /**
- * A backend of the storage port (the files, Postgres): the port without its unit of work, which `make` adds over it.
+ * A backend of the storage port (the files, Postgres): the port without its unit of work, which `StorageBackend.make`
+ * adds over it.
  */
 export interface Backend extends Omit<MemoryRoot["Service"], "write" | "transaction"> {
   /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
@@ -308,9 +308,6 @@ export interface Backend extends Omit<MemoryRoot["Service"], "write" | "transact
     body: (writer: BackendWriter) => Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | StorageError, R>
 }
-
-/** The storage port over `backend`, with its unit of work (`transaction`). */
-export const make: (backend: Backend) => MemoryRoot["Service"] = UnitOfWork.make
 
 /** The storage port of one memory root. */
 export class MemoryRoot extends Context.Service<

@@ -41,7 +41,6 @@ import {
   missingMemory as missingMemoryAt,
   type JournalRecord,
   journalLines,
-  make as withUnitOfWork,
   type ReadOptions,
   type ReviewStateDocument,
   type StateChange,
@@ -51,6 +50,7 @@ import {
   type Unreadable
 } from "../MemoryRoot.ts"
 import { Platform, type Stat, type StatResult } from "../Platform.ts"
+import { make as withUnitOfWork } from "../StorageBackend.ts"
 import * as FileCache from "./fileCache.ts"
 import * as FileHead from "./fileHead.ts"
 import {

@@ -21,7 +21,7 @@ import {
   type StorageError,
   Text
 } from "@mneme/core"
-import { MemoryRoot, Purge, RootLayout } from "@mneme/review"
+import { MemoryRoot, Purge, RootLayout, StorageBackend } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
 import { Array as Arr, Clock, Duration, Effect } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
@@ -353,5 +353,5 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     return yield* storageError(new NewerFormat({ file: `${schema}.${Migrations.migrationsTable}`, version }))
   }
 
-  return MemoryRoot.make({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
+  return StorageBackend.make({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
 })
