@@ -21,7 +21,7 @@ export interface Actor {
  * whether it exists, its text as parsed (a backend may keep parsed files while they are unchanged), its size, and what a
  * read `within` sizes left out (`ReadOptions`). The file `MemoryEdit` plans over: one type on both sides of the port.
  */
-export type StoredFile = MemoryEdit.File
+export interface StoredFile extends MemoryEdit.File {}
 
 /** How far `read` reads a file. */
 export interface ReadOptions {
@@ -51,7 +51,7 @@ const emptyParsed = MemoryFile.parse("")
  * A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read; its
  * folder relative to the root (`team`, `agents/<folder>`), as the journal names it.
  */
-export type StoredScope = MemoryEdit.Files
+export interface StoredScope extends MemoryEdit.Files {}
 
 /** A file a change writes: its new text, or `undefined` to delete it. */
 export interface FileWrite {
