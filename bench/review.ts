@@ -129,13 +129,8 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
     const batch = Effect.gen(function* () {
       const store = yield* MemoryStore.MemoryStore
       round++
-      const record = (yield* ReviewState.ReviewState).recordInCommit?.("bench", round, "a1", {
-        at: round,
-        ok: true,
-        reason: null
-      })
-      if (record === undefined) return yield* Effect.die(new Error("the review state cannot record in a commit"))
-      const results = yield* store.apply(
+      const state = yield* ReviewState.ReviewState
+      const apply = store.apply(
         edited.map(({ scope, topic, entry }) => ({
           op: "replace" as const,
           scope,
@@ -146,8 +141,11 @@ const passCost = async (): Promise<ReadonlyArray<Figure>> => {
           meta: entry.meta,
           actor: "review",
           auto: true
-        })),
-        record
+        }))
+      )
+      // The batch and the review's record, in one commit.
+      const results = yield* store.transaction(
+        Effect.tap(apply, () => state.recordReview("bench", round, "a1", { at: round, ok: true, reason: null }))
       )
       if (results.length !== 8 || results.some((result) => result._tag !== "Success")) {
         return yield* Effect.die(new Error("a batch of the bench did not apply its 8 changes"))

@@ -32,8 +32,12 @@ const review = Effect.gen(function* () {
   yield* state.failure(key)
   yield* state.lastReview(agent)
   const at = yield* Clock.currentTimeMillis
-  const record = state.recordInCommit?.(key, (cursor ?? 0) + 5, agent, { at, ok: true, reason: null }, cursor)
-  yield* port.write((writer) => writer.commit([], [], record))
+  yield* port.transaction(
+    Effect.andThen(
+      state.expectCursor(key, cursor),
+      state.recordReview(key, (cursor ?? 0) + 5, agent, { at, ok: true, reason: null })
+    )
+  )
   yield* state.setFailure(key, undefined)
 })
 

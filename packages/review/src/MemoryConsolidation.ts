@@ -219,7 +219,6 @@ export const consolidate = Effect.fnUntraced(function* (
   } else if (kept.length > 0) {
     yield* store.apply(
       kept.flatMap((step) => step.inputs),
-      undefined,
       { journalAs: "consolidate" }
     )
     after = memoryOf((yield* store.load(scope)).files).size

@@ -7,8 +7,8 @@
  *
  * The files backend is `FileRoot.layer({ root })`.
  */
-import { Backoff, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
-import { Context, DateTime, type Effect, Schema } from "effect"
+import { Backoff, type MemoryEdit, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
+import { Context, DateTime, Effect, Random, Schema } from "effect"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
 export interface Actor {
@@ -16,24 +16,12 @@ export interface Actor {
   readonly auto?: boolean
 }
 
-/** One memory file as stored. */
-export interface StoredFile {
-  /** The path relative to the root, "/" separated: `agents/<folder>/MEMORY.md`, `team/<topic>.md`. */
-  readonly file: string
-  /** The topic, `undefined` for MEMORY.md. */
-  readonly topic: string | undefined
-  /** Whether the file exists (a missing MEMORY.md reads as empty). */
-  readonly exists: boolean
-  /** Its text as parsed (a backend may keep parsed files while they are unchanged). */
-  readonly parsed: MemoryFile.Parsed
-  /** Its size in characters (code points); 0 when missing. */
-  readonly size: number
-  /**
-   * The entries a read `within` sizes left out of a file past its size (`ReadOptions`): `parsed` then holds the file's
-   * lines only up to the first of them, and every link. Absent when the file was read whole, as every change reads it.
-   */
-  readonly omitted?: number | undefined
-}
+/**
+ * One memory file as stored: its path relative to the root (`agents/<folder>/MEMORY.md`, `team/<topic>.md`), its topic,
+ * whether it exists, its text as parsed (a backend may keep parsed files while they are unchanged), its size, and what a
+ * read `within` sizes left out (`ReadOptions`). The file `MemoryEdit` plans over: one type on both sides of the port.
+ */
+export interface StoredFile extends MemoryEdit.File {}
 
 /** How far `read` reads a file. */
 export interface ReadOptions {
@@ -46,10 +34,7 @@ export interface ReadOptions {
 }
 
 /** A topic file that could not be read: left out of its scope's files, with why. */
-export interface Unreadable {
-  readonly file: string
-  readonly error: StorageError
-}
+export type Unreadable = MemoryEdit.Unreadable
 
 /** The MEMORY.md of a scope that has none yet (docs/spec.md 1: a missing MEMORY.md reads as empty), at `file`. */
 export const missingMemory = (file: string): StoredFile => ({
@@ -62,14 +47,11 @@ export const missingMemory = (file: string): StoredFile => ({
 
 const emptyParsed = MemoryFile.parse("")
 
-/** A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read. */
-export interface StoredScope {
-  readonly scope: Scope.Scope
-  /** The scope's folder relative to the root (`team`, `agents/<folder>`), as the journal names it. */
-  readonly dir: string
-  readonly files: ReadonlyArray<StoredFile>
-  readonly unreadable: ReadonlyArray<Unreadable>
-}
+/**
+ * A scope as stored: MEMORY.md first (empty when missing), then its topics by name, and what could not be read; its
+ * folder relative to the root (`team`, `agents/<folder>`), as the journal names it.
+ */
+export interface StoredScope extends MemoryEdit.Files {}
 
 /** A file a change writes: its new text, or `undefined` to delete it. */
 export interface FileWrite {
@@ -127,6 +109,28 @@ export type JournalLine = typeof JournalLine.Type
 
 /** What a change journals; the port fills in the version, the id and the time. */
 export type JournalRecord = Omit<JournalLine, "version" | "id" | "time">
+
+/** The format version of the journal lines this release writes, in every backend. */
+export const journalVersion = 2
+
+/**
+ * The journal's lines of one change made at `time` (epoch ms), with their ids, minted here for every backend: the
+ * change's own id (`<time in base 36>-<random in base 36>`) for a change of one line, else that and `.<index>` for each,
+ * so the lines of one change can be told from those of the next.
+ */
+export const journalLines = (
+  records: ReadonlyArray<JournalRecord>,
+  time: number
+): Effect.Effect<ReadonlyArray<JournalLine>> =>
+  Effect.map(Random.nextIntBetween(0, 2 ** 48), (random) => {
+    const change = `${time.toString(36)}-${random.toString(36)}`
+    return records.map((record, index): JournalLine => ({
+      version: journalVersion,
+      id: records.length === 1 ? change : `${change}.${index}`,
+      time,
+      ...record
+    }))
+  })
 
 /**
  * Where an agent's folder `from` (`agents/<name>`) is archived at `now` (epoch ms), before a number is added to tell
@@ -232,8 +236,11 @@ export interface StateChangeScope {
    * stored), the rest of the state neither read nor written. Absent: the whole state.
    */
   readonly keys?: StateKeys | undefined
-  /** A cursor the state must still hold, else the change (and the commit it is part of) is refused with `StaleCursor`. */
-  readonly expects?: CursorExpected | undefined
+  /**
+   * The cursors the state must still hold, else the change (and the commit it is part of) is refused with
+   * `StaleCursor`.
+   */
+  readonly expects?: ReadonlyArray<CursorExpected> | undefined
 }
 
 /** A change of the review state: its input returned when it changes nothing. */
@@ -246,50 +253,74 @@ export const keyedChange = (
   expects?: CursorExpected
 ): StateChange => {
   const withExpected = expects === undefined ? keys : { ...keys, cursors: [...(keys["cursors"] ?? []), expects.key] }
-  return Object.assign((state: ReviewStateDocument) => change(state), { keys: withExpected, expects })
+  return Object.assign((state: ReviewStateDocument) => change(state), {
+    keys: withExpected,
+    expects: expects === undefined ? undefined : [expects]
+  })
 }
-
-/** `change` with the keys and the expectation of `from` (a change that wraps another reads what it reads). */
-export const withScopeOf = <A extends ReadonlyArray<unknown>>(
-  from: StateChangeScope,
-  change: (...args: A) => ReviewStateDocument
-): ((...args: A) => ReviewStateDocument) & StateChangeScope =>
-  Object.assign(change, { keys: from.keys, expects: from.expects })
 
 /** Why `change` may not be made on `state` (a cursor it expects has moved), or `undefined` when it may. */
 export const staleCursor = (change: StateChangeScope, state: ReviewStateDocument): StaleCursor | undefined => {
-  const expects = change.expects
-  if (expects === undefined) return undefined
-  const stored = Object.hasOwn(state.cursors, expects.key) ? state.cursors[expects.key] : undefined
-  return stored === expects.cursor
-    ? undefined
-    : new StaleCursor({ key: expects.key, read: expects.cursor ?? null, stored: stored ?? null })
+  for (const expects of change.expects ?? []) {
+    const stored = Object.hasOwn(state.cursors, expects.key) ? state.cursors[expects.key] : undefined
+    if (stored !== expects.cursor) {
+      return new StaleCursor({ key: expects.key, read: expects.cursor ?? null, stored: stored ?? null })
+    }
+  }
+  return undefined
 }
 
-/** What the single writer offers inside one hold of the lock. */
+/**
+ * What the single writer offers inside one hold of the lock. Inside a `transaction`, a writer's commits are staged and
+ * land with the transaction's; outside one, each commit lands at once.
+ */
 export interface Writer {
   /**
-   * The scope as it is now, read under the lock; with `topics`, only its MEMORY.md and those of the topics it has (what
-   * a change that names its files needs), nothing else of it looked at.
+   * The scope as it is now, read under the lock (with what the open transaction has staged in it); with `topics`, only
+   * its MEMORY.md and those of the topics it has (what a change that names its files needs), nothing else of it looked
+   * at.
    */
   readonly read: (scope: Scope.Scope, topics?: ReadonlyArray<string>) => Effect.Effect<StoredScope, StorageError>
   /**
+   * Makes one change: writes each file once (atomically) and appends its journal records in one write; all of it lands,
+   * or none of it (with the rest of the open transaction, if any); a change is never made without its journal lines.
+   */
+  readonly commit: (
+    writes: ReadonlyArray<FileWrite>,
+    journal: ReadonlyArray<JournalRecord>
+  ) => Effect.Effect<void, StorageError>
+  /**
+   * Erases `texts` (entries' texts) from the journal's history at once (never staged): every line `Purge.erasing`
+   * picks has its `before` and `after` dropped and is marked `purged` (a damaged line holding one of them is dropped),
+   * the journal rewritten whole and atomically. Gives how many lines were erased.
+   */
+  readonly erase: (texts: ReadonlyArray<string>) => Effect.Effect<number, StorageError>
+}
+
+/** What a backend's writer offers inside one hold of its lock: a writer whose commit also changes the review state. */
+export interface BackendWriter extends Omit<Writer, "commit"> {
+  /**
    * Makes one change: writes each file once (atomically), appends its journal records in one write, and changes the
-   * review state by `state` (read under the lock) when given. All of it lands, or none of it: nothing is changed when
-   * the journal or the state cannot be written, or when `state` expects a cursor that has moved (`StaleCursor`); a
-   * change is never made without its journal lines.
+   * review state by `state` (read under the lock; `undefined`: unchanged). All of it lands, or none of it: nothing is
+   * changed when the journal or the state cannot be written, or when `state` expects a cursor that has moved
+   * (`StaleCursor`).
    */
   readonly commit: (
     writes: ReadonlyArray<FileWrite>,
     journal: ReadonlyArray<JournalRecord>,
-    state?: StateChange | undefined
+    state: StateChange | undefined
   ) => Effect.Effect<void, StorageError>
-  /**
-   * Erases `texts` (entries' texts) from the journal's history: every line `Purge.erasing` picks has its `before` and
-   * `after` dropped and is marked `purged` (a damaged line holding one of them is dropped), the journal rewritten
-   * whole and atomically. Gives how many lines were erased.
-   */
-  readonly erase: (texts: ReadonlyArray<string>) => Effect.Effect<number, StorageError>
+}
+
+/**
+ * A backend of the storage port (the files, Postgres): the port without its unit of work, which `StorageBackend.make`
+ * adds over it.
+ */
+export interface Backend extends Omit<MemoryRoot["Service"], "write" | "transaction"> {
+  /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
+  readonly write: <A, E, R>(
+    body: (writer: BackendWriter) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StorageError, R>
 }
 
 /** The storage port of one memory root. */
@@ -303,8 +334,19 @@ export class MemoryRoot extends Context.Service<
      * is always read again).
      */
     readonly read: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<StoredScope, StorageError>
-    /** Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. */
+    /**
+     * Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. Inside an open
+     * `transaction`, joins it: the writer is the transaction's, its commits staged.
+     */
     readonly write: <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+    /**
+     * Runs `effect` as one unit of work of the root (as `SqlClient.withTransaction` does for a database): the writer is
+     * held for its extent, and what `write` commits and `updateState` changes inside it (the store's batch, the review
+     * state's record) is staged and lands in one commit when `effect` succeeds, or not at all (nothing when it fails,
+     * or when a change of the state expects a cursor that has moved: `StaleCursor`). Inside an open transaction of the
+     * same root, joins it.
+     */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
     /** The journal's lines, oldest first: the last `limit`, of one scope when given. */
     readonly journal: (options?: {
       readonly limit?: number | undefined
@@ -323,7 +365,7 @@ export class MemoryRoot extends Context.Service<
     readonly readStateOf: (keys: StateKeys) => Effect.Effect<ReviewStateDocument, StorageError>
     /**
      * Changes the review state as the root's only writer; `change` returning its input writes nothing; a change whose
-     * expected cursor has moved fails with `StaleCursor`, writing nothing.
+     * expected cursor has moved fails with `StaleCursor`, writing nothing. Inside an open `transaction`, staged with it.
      */
     readonly updateState: (change: StateChange) => Effect.Effect<void, StorageError>
   }

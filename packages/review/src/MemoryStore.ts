@@ -25,11 +25,8 @@ import {
   MemoryRoot,
   type ReadOptions,
   type ReviewStateDocument,
-  type StateChange,
-  type StateChangeScope,
   type StoredFile,
-  type StoredScope,
-  withScopeOf
+  type StoredScope
 } from "./MemoryRoot.ts"
 
 /** An entry to add. */
@@ -49,16 +46,6 @@ export type ChangeError = MemoryEdit.ChangeError
 
 /** What a change did, with a message a tool can hand an agent. */
 export type Outcome = MemoryEdit.Outcome
-
-/**
- * A change of the review state made with a batch, in its commit: what it makes of the state, given each change's
- * result (the state itself when it changes nothing).
- */
-export type StateWith = ((
-  state: ReviewStateDocument,
-  results: ReadonlyArray<Result.Result<Outcome, ChangeError>>
-) => ReviewStateDocument) &
-  StateChangeScope
 
 /** A scope as stored, and its topic files that MEMORY.md's index does not link. */
 export interface ScopeView extends StoredScope {
@@ -205,16 +192,12 @@ const make = Effect.gen(function* () {
     return viewOf(yield* root.read(scope, options))
   })
 
-  const apply = Effect.fn("MemoryStore.apply")(function* (
-    changes: ReadonlyArray<Change>,
-    state?: StateWith,
-    options?: ApplyOptions
-  ) {
+  const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, options?: ApplyOptions) {
     const context: MemoryEdit.Context = { settings, today: yield* today }
     const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
     const ready = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success] : []))
     const scopes = ready.map((change) => change.change.scope)
-    if (scopes.length === 0 && state === undefined) {
+    if (scopes.length === 0) {
       return (yield* settled(MemoryEdit.planAll(MemoryEdit.start([]), prepared))).results
     }
     return yield* root.write((writer) =>
@@ -224,14 +207,11 @@ const make = Effect.gen(function* () {
           concurrency: "unbounded"
         })
         const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
-        if (draft.writes.length > 0 || state !== undefined) {
+        if (draft.writes.length > 0) {
           const journalAs = options?.journalAs
           yield* writer.commit(
             draft.writes,
-            journalAs === undefined ? draft.journal : draft.journal.map((record) => ({ ...record, op: journalAs })),
-            state === undefined
-              ? undefined
-              : withScopeOf(state, (document: ReviewStateDocument) => state(document, results))
+            journalAs === undefined ? draft.journal : draft.journal.map((record) => ({ ...record, op: journalAs }))
           )
         }
         return results
@@ -292,74 +272,74 @@ const make = Effect.gen(function* () {
           ]
         : [input.scope]
     const context: MemoryEdit.Context = { settings, today: yield* today }
-    return yield* root.write((writer) =>
-      Effect.gen(function* () {
-        const read = yield* Effect.forEach(scopes, (scope) => writer.read(scope), { concurrency: "unbounded" })
-        const changes: ReadonlyArray<Change> =
-          "conversation" in input
-            ? read.flatMap((stored) =>
-                stored.files.flatMap((file) =>
-                  [
-                    ...new Set(
-                      file.parsed.entries
-                        .filter((entry) => Purge.fromConversation(entry, input.conversation))
-                        .map((entry) => entry.text)
-                    )
-                  ].map((text): Change => ({
-                    op: "remove",
-                    scope: stored.scope,
-                    topic: file.topic,
-                    match: text,
-                    exact: true,
-                    ...actor
-                  }))
+    // One unit of work: the files, the purge's journal lines and the erased review state land together.
+    return yield* root.transaction(
+      root.write((writer) =>
+        Effect.gen(function* () {
+          const read = yield* Effect.forEach(scopes, (scope) => writer.read(scope), { concurrency: "unbounded" })
+          const changes: ReadonlyArray<Change> =
+            "conversation" in input
+              ? read.flatMap((stored) =>
+                  stored.files.flatMap((file) =>
+                    [
+                      ...new Set(
+                        file.parsed.entries
+                          .filter((entry) => Purge.fromConversation(entry, input.conversation))
+                          .map((entry) => entry.text)
+                      )
+                    ].map((text): Change => ({
+                      op: "remove",
+                      scope: stored.scope,
+                      topic: file.topic,
+                      match: text,
+                      exact: true,
+                      ...actor
+                    }))
+                  )
                 )
-              )
-            : [
-                {
-                  op: "remove",
-                  scope: input.scope,
-                  topic: input.topic,
-                  match: input.match,
-                  exact: input.exact,
-                  ...actor
-                }
-              ]
-        const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
-        const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
-        const removed: Array<Outcome> = []
-        for (const result of results) {
-          if (Result.isSuccess(result)) removed.push(result.success)
-          else if (!("conversation" in input)) return yield* Effect.fail(result.failure as NoMatch | Denied | BadTopic)
-        }
-        const texts = removed.map((outcome) => Entry.clean(outcome.before ?? ""))
-        const files = [...new Set(removed.map((outcome) => outcome.file))]
-        if (removed.length === 0) {
-          const message = `purged nothing: no entry's sources all lie in ${JSON.stringify("conversation" in input ? input.conversation : "")}`
-          return { entries: 0, files, erased: 0, message } satisfies PurgeOutcome
-        }
-        // The history first: a purge stopped after it leaves the entries in place, and can be made again.
-        const erased = yield* writer.erase(texts)
-        const dirs = read.filter((stored) => removed.some((outcome) => Scope.equals(outcome.scope, stored.scope)))
-        const eraseState: StateChange = Object.assign(
-          (state: ReviewStateDocument) => Purge.eraseState(state, texts),
-          {}
-        )
-        yield* writer.commit(
-          draft.writes,
-          dirs.map(({ dir, scope }) => ({
-            op: "purge" as const,
-            scope: dir,
-            file: dir,
-            ...actor,
-            entries: removed.filter((outcome) => Scope.equals(outcome.scope, scope)).length
-          })),
-          eraseState
-        )
-        const count = removed.length
-        const message = `purged ${count} entr${count === 1 ? "y" : "ies"} from ${files.join(", ")}: the text is gone from memory, the journal (${erased} line${erased === 1 ? "" : "s"} erased) and the review state, and cannot be undone`
-        return { entries: count, files, erased, message } satisfies PurgeOutcome
-      })
+              : [
+                  {
+                    op: "remove",
+                    scope: input.scope,
+                    topic: input.topic,
+                    match: input.match,
+                    exact: input.exact,
+                    ...actor
+                  }
+                ]
+          const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
+          const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
+          const removed: Array<Outcome> = []
+          for (const result of results) {
+            if (Result.isSuccess(result)) removed.push(result.success)
+            else if (!("conversation" in input))
+              return yield* Effect.fail(result.failure as NoMatch | Denied | BadTopic)
+          }
+          const texts = removed.map((outcome) => Entry.clean(outcome.before ?? ""))
+          const files = [...new Set(removed.map((outcome) => outcome.file))]
+          if (removed.length === 0) {
+            const message = `purged nothing: no entry's sources all lie in ${JSON.stringify("conversation" in input ? input.conversation : "")}`
+            return { entries: 0, files, erased: 0, message } satisfies PurgeOutcome
+          }
+          // The history first: a purge stopped after it leaves the entries in place, and can be made again.
+          const erased = yield* writer.erase(texts)
+          const dirs = read.filter((stored) => removed.some((outcome) => Scope.equals(outcome.scope, stored.scope)))
+          yield* writer.commit(
+            draft.writes,
+            dirs.map(({ dir, scope }) => ({
+              op: "purge" as const,
+              scope: dir,
+              file: dir,
+              ...actor,
+              entries: removed.filter((outcome) => Scope.equals(outcome.scope, scope)).length
+            }))
+          )
+          yield* root.updateState((state: ReviewStateDocument) => Purge.eraseState(state, texts))
+          const count = removed.length
+          const message = `purged ${count} entr${count === 1 ? "y" : "ies"} from ${files.join(", ")}: the text is gone from memory, the journal (${erased} line${erased === 1 ? "" : "s"} erased) and the review state, and cannot be undone`
+          return { entries: count, files, erased, message } satisfies PurgeOutcome
+        })
+      )
     )
   })
 
@@ -416,7 +396,20 @@ const make = Effect.gen(function* () {
     return yield* root.archive(agentId, actor)
   })
 
-  return MemoryStore.of({ load, add, replace, remove, purge, apply, undo, agents, journal, view, archive })
+  return MemoryStore.of({
+    load,
+    add,
+    replace,
+    remove,
+    purge,
+    apply,
+    undo,
+    agents,
+    journal,
+    view,
+    archive,
+    transaction: root.transaction
+  })
 })
 
 /** The memory store of one root. */
@@ -444,13 +437,12 @@ export class MemoryStore extends Context.Service<
     readonly purge: (input: PurgeInput) => Effect.Effect<PurgeOutcome, NoMatch | Denied | BadTopic | StorageError>
     /**
      * Makes changes as one batch: planned in order against the files read once under one hold of the writer, each
-     * file written once and the journal appended once; each change's own result. With `state`, the review state is
-     * changed in the same commit, seeing the results: the batch and the state land together, or neither does. A
-     * StorageError fails the batch, and then nothing is written.
+     * file written once and the journal appended once; each change's own result. Inside a `transaction`, the batch
+     * joins it and lands with the rest of it (the review's record). A StorageError fails the batch, and then nothing is
+     * written.
      */
     readonly apply: (
       changes: ReadonlyArray<Change>,
-      state?: StateWith,
       options?: ApplyOptions
     ) => Effect.Effect<ReadonlyArray<Result.Result<Outcome, ChangeError>>, StorageError>
     /**
@@ -471,6 +463,11 @@ export class MemoryStore extends Context.Service<
     readonly view: (agentId: string) => Effect.Effect<View, StorageError>
     /** Moves an agent's folder whole under `archive/`; gives the archive folder, relative to the root. */
     readonly archive: (agentId: string, actor?: Actor) => Effect.Effect<string, StorageError>
+    /**
+     * Runs `effect` as one unit of work of the store's root (`MemoryRoot.transaction`): the batches it applies and the
+     * changes of the review state it makes land in one commit, or none of them does.
+     */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
   }
 >()("@mneme/review/MemoryStore") {
   /** The store over the memory root's storage port, with the `MemoryConfig` in force when it is built. */

@@ -2,7 +2,8 @@
  * The review's state (docs/spec.md 4): a cursor per key, the failure records per key, the last review per agent and the lines
  * group members lost to a host's drop (docs/spec.md 4.7), kept by the storage port (`MemoryRoot.readState` / `updateState`,
  * `reviewed.json` in a memory folder) under the root's one writer. A last review's reason is masked for secrets before
- * it is kept; what each agent's reviews spend per day is counted for its budget (`ReviewBudget`). A review's record can also be made in the commit of its answer (`recordInCommit`, `MemoryStore.apply`).
+ * it is kept; what each agent's reviews spend per day is counted for its budget (`ReviewBudget`). Inside a transaction of the root (`MemoryRoot.transaction`), every change joins it: a review's record
+ * lands in the commit of its answer.
  */
 import { type Backoff, Secret, StorageError, WriteFailed } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
@@ -36,21 +37,10 @@ const withLastReview = (state: ReviewStateDocument, agentId: string, review: Las
   return { ...state, lastReviews: { ...state.lastReviews, [agentId]: kept } }
 }
 
-/**
- * What `recordReview` changes: the cursor of `key` moved forward to `seq` (a number) and the agent's latest review kept;
- * with `read`, only while the cursor is still the one the review read.
- */
-const reviewRecorded = (
-  key: string,
-  seq: number,
-  agentId: string,
-  review: LastReview,
-  read?: { readonly cursor: number | undefined }
-): StateChange =>
-  keyedChange(
-    { cursors: [key], lastReviews: [agentId] },
-    (state) => withLastReview(withCursor(state, key, seq), agentId, review),
-    read === undefined ? undefined : { key, cursor: read.cursor }
+/** What `recordReview` changes: the cursor of `key` moved forward to `seq` (a number) and the agent's latest review kept. */
+const reviewRecorded = (key: string, seq: number, agentId: string, review: LastReview): StateChange =>
+  keyedChange({ cursors: [key], lastReviews: [agentId] }, (state) =>
+    withLastReview(withCursor(state, key, seq), agentId, review)
   )
 
 const make = Effect.gen(function* () {
@@ -108,11 +98,8 @@ const make = Effect.gen(function* () {
     lastReview: (agentId) => read({ lastReviews: [agentId] }, (state) => lookup(state.lastReviews, agentId) ?? null),
     setLastReview,
     recordReview,
-    recordInCommit: (key, seq, agentId, review, read) =>
-      Number.isFinite(seq)
-        ? reviewRecorded(key, seq, agentId, review, read === undefined ? undefined : { cursor: read })
-        : undefined,
-    cursorInCommit: (key, read) => keyedChange({ cursors: [key] }, (state) => state, { key, cursor: read }),
+    expectCursor: (key, read) =>
+      root.updateState(keyedChange({ cursors: [key] }, (state) => state, { key, cursor: read })),
     dropped: (key) => read({ dropped: [key] }, (state) => lookup(state.dropped ?? {}, key) ?? []),
     recordDropped,
     snapshot: root.readState,
@@ -150,7 +137,10 @@ export class ReviewState extends Context.Service<
     readonly lastReview: (agentId: string) => Effect.Effect<LastReview | null, StorageError>
     /** Records how the agent's latest review ended, its reason's secrets masked. */
     readonly setLastReview: (agentId: string, review: LastReview) => Effect.Effect<void, StorageError>
-    /** Moves the cursor of `key` forward to `seq` and records the agent's latest review, in one write. */
+    /**
+     * Moves the cursor of `key` forward to `seq` and records the agent's latest review, in one write (with the rest of
+     * the open transaction of the root, if any: the review's answer).
+     */
     readonly recordReview: (
       key: string,
       seq: number,
@@ -158,25 +148,12 @@ export class ReviewState extends Context.Service<
       review: LastReview
     ) => Effect.Effect<void, StorageError>
     /**
-     * What `recordReview` records, as a change of the state that a commit of the same memory root makes with other
-     * changes (`MemoryStore.apply`), so a review's answer and its record land together or not at all; with `read` (the
-     * cursor the review read), refused (`StaleCursor`) unless the cursor of `key` is still that. `undefined`, or absent in a
-     * state kept elsewhere than the store's root, when the record cannot be made that way: the review then calls
-     * `recordReview`.
+     * Expects the cursor of `key` to be still `read`: inside a transaction of the root, its commit is refused
+     * (`StaleCursor`, nothing of it kept) unless it is when the commit is made, so a review that another review of the
+     * conversation has overtaken (another runner, while this one was paused) keeps nothing; outside one, fails so at
+     * once. Changes nothing.
      */
-    readonly recordInCommit?: (
-      key: string,
-      seq: number,
-      agentId: string,
-      review: LastReview,
-      read?: number
-    ) => StateChange | undefined
-    /**
-     * A change that changes nothing and is refused (`StaleCursor`) unless the cursor of `key` is still `read`: made with
-     * each commit of a review's answer, so a review that another review of the conversation has overtaken (another
-     * runner, while this one was paused) keeps nothing. Absent where `recordInCommit` is.
-     */
-    readonly cursorInCommit?: (key: string, read: number | undefined) => StateChange
+    readonly expectCursor: (key: string, read: number | undefined) => Effect.Effect<void, StorageError>
     /** The lines of a group's log dropped before the member of `key` had reviewed them, oldest first. */
     readonly dropped: (key: string) => Effect.Effect<ReadonlyArray<DroppedLines>, StorageError>
     /** Records lines dropped before the member of `key` had reviewed them. */

@@ -1,7 +1,7 @@
 /**
  * @mneme/review — mneme's services: the one composition (`Memory`), the memory review and its outcome, the memory
  * store, the review state, the storage port and its files backend, the platform, the host's ports, and memory in use:
- * the agent's tools, the memory section of its prompt, and recall; and where a root keeps each scope (`Paths`), which
+ * the agent's tools, the memory section of its prompt, and recall; and where a root keeps each scope (`RootLayout`), which
  * every backend of the storage port names the same way.
  */
 export * as Agents from "./Agents.ts"
@@ -15,11 +15,12 @@ export * as MemoryReview from "./MemoryReview.ts"
 export * as MemoryRoot from "./MemoryRoot.ts"
 export * as MemoryStore from "./MemoryStore.ts"
 export * as MemoryTools from "./MemoryTools.ts"
-export * as Paths from "./internal/paths.ts"
 export * as Platform from "./Platform.ts"
 export * as Purge from "./Purge.ts"
 export * as ReviewBudget from "./ReviewBudget.ts"
 export * as ReviewModel from "./ReviewModel.ts"
 export * as ReviewOutcome from "./ReviewOutcome.ts"
 export * as ReviewState from "./ReviewState.ts"
+export * as RootLayout from "./RootLayout.ts"
+export * as StorageBackend from "./StorageBackend.ts"
 export * as Transcript from "./Transcript.ts"

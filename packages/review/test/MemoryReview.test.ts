@@ -596,11 +596,11 @@ describe("MemoryReview", () => {
       const host = yield* Testing.TranscriptMemory
       const scripted = yield* Testing.ScriptedModel
       const recorded: Array<readonly [string, number]> = []
-      // The state a host might keep itself: here the default's, without recordInCommit, recordReview counted.
+      // The state a host might keep itself: here the default's, recordReview counted.
       const own = Layer.effect(
         ReviewState,
         Effect.gen(function* () {
-          const { recordInCommit: _, ...state } = yield* ReviewState
+          const state = yield* ReviewState
           return ReviewState.of({
             ...state,
             recordReview: (key, seq, agentId, review) => {

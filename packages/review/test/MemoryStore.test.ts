@@ -17,7 +17,7 @@ import { createHash } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { failingServices, listing, tempRoot, warnings } from "./fixtures/kit.ts"
 import { rootLayer, storeLayer } from "./fixtures/store.ts"
-import { concurrentAdds } from "./storeSuite.ts"
+import { applyWith, concurrentAdds } from "./storeSuite.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
@@ -481,7 +481,7 @@ describe("atomic writes", () => {
         yield* at(root, (store) =>
           Effect.andThen(
             store.add({ scope: own, topic: "pets", text: "Has a cat", actor: "t" }),
-            store.apply([], (state) => ({ ...state, cursors: { "chat:c": 1 } }))
+            applyWith(store, [], (state) => ({ ...state, cursors: { "chat:c": 1 } }))
           )
         )
         const files = ["agents/ada/MEMORY.md", "agents/ada/pets.md", "journal.jsonl", "reviewed.json"]
@@ -490,7 +490,8 @@ describe("atomic writes", () => {
         const failing = failingServices((c, file) => c === call && path.basename(file).includes(name))
         const error = yield* at(root, (store) =>
           Effect.flip(
-            store.apply(
+            applyWith(
+              store,
               [
                 { op: "add", scope: own, text: "Lives in Oslo", actor: "review" },
                 { op: "replace", scope: own, topic: "pets", match: "cat", text: "Has two cats", actor: "review" }

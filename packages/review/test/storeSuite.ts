@@ -37,7 +37,7 @@ const noon = Date.UTC(2026, 10, 6, 12)
 /** Runs `body` with a store over `root` (a new instance each time), in UTC, with `settings` over the defaults. */
 export const at = <A, E, E2>(
   root: Layer.Layer<MemoryRoot.MemoryRoot, E2>,
-  body: (store: Store) => Effect.Effect<A, E>,
+  body: (store: Store) => Effect.Effect<A, E, MemoryRoot.MemoryRoot>,
   settings: Partial<MemoryConfig.Settings> = {}
 ) =>
   MemoryStore.MemoryStore.use(body).pipe(
@@ -46,6 +46,24 @@ export const at = <A, E, E2>(
         Layer.provideMerge(root),
         Layer.provide(MemoryConfig.layer({ timeZone: "UTC", ...settings }))
       )
+    )
+  )
+
+/**
+ * `changes` as one batch, with the change of the review state `state` makes of the state and the batch's results, in
+ * one transaction of the store's root: both land, or neither does.
+ */
+export const applyWith = (
+  store: Store,
+  changes: ReadonlyArray<MemoryStore.Change>,
+  state: (
+    document: MemoryRoot.ReviewStateDocument,
+    results: ReadonlyArray<Result.Result<MemoryStore.Outcome, MemoryStore.ChangeError>>
+  ) => MemoryRoot.ReviewStateDocument
+) =>
+  Effect.flatMap(MemoryRoot.MemoryRoot, (root) =>
+    store.transaction(
+      Effect.tap(store.apply(changes), (results) => root.updateState((document) => state(document, results)))
     )
   )
 
@@ -612,6 +630,39 @@ export const storeSuite = (backend: Backend) =>
       }))
 
     describe("one commit: a batch, its journal and the review state", () => {
+      test("a transaction's batches see what it staged before them, and land with its state in one commit, or not at all", (root) =>
+        Effect.gen(function* () {
+          yield* at(root, (store) => store.add({ scope: team, text: "The team ships on Fridays", actor: "t" }))
+          const snapshot = Effect.all({
+            memory: read(root, team, "MEMORY.md"),
+            journal: at(root, (store) => store.journal()),
+            state: port(root, (port) => port.readState)
+          })
+          const before = yield* snapshot
+          const unit = (store: Store, then: Effect.Effect<void, string>) =>
+            Effect.flatMap(MemoryRoot.MemoryRoot, (port) =>
+              port.transaction(
+                Effect.gen(function* () {
+                  yield* store.add({ scope: team, text: "The team meets on Mondays", actor: "t" })
+                  yield* store.add({ scope: team, text: "The team eats on Tuesdays", actor: "t" })
+                  yield* port.updateState((state) => ({ ...state, cursors: { ...state.cursors, "chat:c": 3 } }))
+                  const seen = yield* port.write((writer) => writer.read(team))
+                  yield* then
+                  return seen.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text))
+                })
+              )
+            )
+          const failed = yield* at(root, (store) => Effect.flip(unit(store, Effect.fail("stopped"))))
+          assert.strictEqual(failed, "stopped")
+          assert.deepStrictEqual(yield* snapshot, before)
+          const seen = yield* at(root, (store) => unit(store, Effect.void))
+          const landed = ["The team ships on Fridays", "The team meets on Mondays", "The team eats on Tuesdays"]
+          assert.deepStrictEqual(seen, landed)
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), landed)
+          assert.strictEqual((yield* at(root, (store) => store.journal())).length, 3)
+          assert.deepStrictEqual((yield* port(root, (port) => port.readState)).cursors, { "chat:c": 3 })
+        }))
+
       test("a batch changes the review state in its commit, seeing each change's result: both land, read back", (root) =>
         Effect.gen(function* () {
           const counted = (
@@ -622,7 +673,8 @@ export const storeSuite = (backend: Backend) =>
             cursors: { ...state.cursors, "ada:chat-1": results.filter(Result.isSuccess).length }
           })
           const results = yield* at(root, (store) =>
-            store.apply(
+            applyWith(
+              store,
               [
                 { op: "add", scope: own, text: "The user likes tea", actor: "review", auto: true },
                 { op: "remove", scope: own, match: "nothing like it", actor: "review", auto: true }
@@ -639,7 +691,7 @@ export const storeSuite = (backend: Backend) =>
           assert.strictEqual((yield* at(root, (store) => store.journal())).length, 1)
           // Where every change fails its checks, the state still changes, and no file or journal line is written.
           const refused = yield* at(root, (store) =>
-            store.apply([{ op: "add", scope: own, text: "  ", actor: "review", auto: true }], counted)
+            applyWith(store, [{ op: "add", scope: own, text: "  ", actor: "review", auto: true }], counted)
           )
           assert.strictEqual(refused[0]?._tag, "Failure")
           assert.deepStrictEqual((yield* port(root, (port) => port.readState)).cursors, { "ada:chat-1": 0 })
@@ -648,7 +700,11 @@ export const storeSuite = (backend: Backend) =>
           // A change of the state that returns its input writes nothing of it.
           const before = yield* port(root, (port) => port.readState)
           yield* at(root, (store) =>
-            store.apply([{ op: "add", scope: team, text: "The team ships on Fridays", actor: "t" }], (state) => state)
+            applyWith(
+              store,
+              [{ op: "add", scope: team, text: "The team ships on Fridays", actor: "t" }],
+              (state) => state
+            )
           )
           assert.deepStrictEqual(yield* port(root, (port) => port.readState), before)
           assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(team))), [
@@ -668,17 +724,19 @@ export const storeSuite = (backend: Backend) =>
           const before = yield* snapshot
           const error = yield* port(root, (port) =>
             Effect.flip(
-              port.write((writer) =>
-                Effect.andThen(
-                  writer.read(team),
-                  writer.commit(
-                    [
-                      { file: "team/MEMORY.md", content: "# Memory\n\n- changed\n" },
-                      { file: "../outside.md", content: "- out\n" }
-                    ],
-                    [{ op: "replace", scope: "team", file: "team/MEMORY.md", actor: "t", after: "- changed" }],
-                    (state) => ({ ...state, cursors: { "ada:chat-1": 2 } })
-                  )
+              port.transaction(
+                port.write((writer) =>
+                  Effect.all([
+                    writer.read(team),
+                    writer.commit(
+                      [
+                        { file: "team/MEMORY.md", content: "# Memory\n\n- changed\n" },
+                        { file: "../outside.md", content: "- out\n" }
+                      ],
+                      [{ op: "replace", scope: "team", file: "team/MEMORY.md", actor: "t", after: "- changed" }]
+                    ),
+                    port.updateState((state) => ({ ...state, cursors: { "ada:chat-1": 2 } }))
+                  ])
                 )
               )
             )

@@ -21,6 +21,11 @@ export interface File {
   readonly parsed: MemoryFile.Parsed
   /** Its size in characters (code points); 0 when missing. */
   readonly size: number
+  /**
+   * The entries a read `within` sizes left out of a file past its size: `parsed` then holds the file's lines only up to
+   * the first of them, and every link. Absent when the file was read whole, as every change reads it.
+   */
+  readonly omitted?: number | undefined
 }
 
 /** A topic file that could not be read, and why. */

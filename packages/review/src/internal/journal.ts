@@ -10,14 +10,14 @@
  */
 import { StorageError, WriteFailed } from "@mneme/core"
 import { Effect, Result, Schema } from "effect"
-import { JournalLine } from "../MemoryRoot.ts"
+import { JournalLine, journalVersion } from "../MemoryRoot.ts"
 import * as Purge from "../Purge.ts"
 
 /** The name of the journal, relative to the root. */
 export const journalName = "journal.jsonl"
 
 /** The format version this release writes. */
-export const version = 2
+export const version = journalVersion
 
 const encodeLines = Schema.encodeResult(Schema.Array(JournalLine))
 
@@ -86,14 +86,7 @@ export const erase = (
     return { text: kept.join("\n"), count }
   })
 
-/**
- * The id of the line `index` of the `count` lines of one change, whose own id is `change`: the change's id for a change
- * of one line, else the change's id and `.<index>`, so the lines of one change can be told from those of the next.
- */
-export const idOf = (change: string, index: number, count: number): string =>
-  count === 1 ? change : `${change}.${index}`
-
-/** The change a line of this release belongs to, named by its id (see `idOf`); `undefined` for a line without one. */
+/** The change a line of this release belongs to, named by its id (see `MemoryRoot.journalLines`); `undefined` for a line without one. */
 const changeOf = (line: JournalLine): string | undefined => {
   const id = line.id
   if (id === undefined) return undefined

@@ -1,8 +1,8 @@
 /**
  * The files backend of the storage port (`FileRoot.layer`): a memory root as a folder (docs/spec.md 1). See `paths.ts` for
  * where things live and how links are refused, `rootLock.ts` for the single writer, `journal.ts` and `journalFile.ts`
- * for the journal, `placement.ts` for putting a file in place, `stateFile.ts` for the review state and `fileCache.ts`
- * for the parsed files kept while unchanged.
+ * for the journal, `scopeRead.ts` for reading a scope, `placement.ts` for putting a file in place, `stateFile.ts` and
+ * `stateSeen.ts` for the review state, and `fileCache.ts` for the parsed files kept while unchanged.
  *
  * A commit checks that the lock is still its own and that the journal can be appended before anything is replaced,
  * writes every new file (and the review state, when the commit changes it) to a flushed temporary file, appends all its
@@ -17,45 +17,29 @@
  * Reading looks at files through the platform (their stats, their bytes and the folders' names, at once on Node), and
  * the root's real path is kept while a stat of the root and of that path says it still stands.
  */
-import {
-  MemoryFile,
-  NewerFormat,
-  NotAFolder,
-  NotFound,
-  ReadFailed,
-  RootUnusable,
-  type Scope,
-  type StorageError,
-  Text,
-  WriteFailed
-} from "@mneme/core"
+import { NotAFolder, NotFound, RootUnusable, type Scope, type StorageError, Text, WriteFailed } from "@mneme/core"
 import { Clock, Context, Effect, Exit, FileSystem, Option, Path, Random, Result, Schema } from "effect"
 import {
   type Actor,
   type AgentFolder,
   archiveBase,
+  type Backend,
+  type BackendWriter,
   archiveRecord,
   emptyState,
   type FileWrite,
-  missingMemory as missingMemoryAt,
-  type JournalLine,
   type JournalRecord,
-  type MemoryRoot,
+  journalLines,
   type ReadOptions,
   type ReviewStateDocument,
   type StateChange,
   type StateKeys,
-  staleCursor,
-  type StoredFile,
-  type StoredScope,
-  type Unreadable,
-  type Writer
+  type StoredScope
 } from "../MemoryRoot.ts"
 import { Platform, type Stat, type StatResult } from "../Platform.ts"
+import { make as withUnitOfWork } from "../StorageBackend.ts"
 import * as FileCache from "./fileCache.ts"
-import * as FileHead from "./fileHead.ts"
 import {
-  decodeText,
   describe,
   leftoverOwner,
   leftoverSuffix,
@@ -72,7 +56,9 @@ import * as JournalSettle from "./journalSettle.ts"
 import * as Paths from "./paths.ts"
 import * as Placement from "./placement.ts"
 import * as RootLock from "./rootLock.ts"
+import * as ScopeRead from "./scopeRead.ts"
 import * as StateFile from "./stateFile.ts"
+import * as StateSeen from "./stateSeen.ts"
 
 /** Options of the files backend: the root folder, and the writer lock's wait and lease. */
 export interface Options {
@@ -80,9 +66,7 @@ export interface Options {
   readonly lock?: RootLock.Options | undefined
 }
 
-const IdRecord = Schema.fromJsonString(Schema.Struct({ version: Schema.Number, agentId: Schema.String }))
-const decodeIdRecord = Schema.decodeUnknownOption(IdRecord)
-const encodeIdRecord = Schema.encodeSync(IdRecord)
+const encodeIdRecord = Schema.encodeSync(ScopeRead.IdRecord)
 
 /** The storage port over the folder `options.root`. */
 export const make = Effect.fnUntraced(function* (options: Options) {
@@ -155,210 +139,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // Reading
 
-  const missingMemory = (dir: string): StoredFile => missingMemoryAt(Paths.fileOf(dir, undefined))
-
-  const emptyScope = (scope: Scope.Scope, dir: string): StoredScope => ({
-    scope,
-    dir,
-    files: [missingMemory(dir)],
-    unreadable: []
-  })
-
-  const storedOf = (file: string, topic: string | undefined, entry: FileCache.Entry): StoredFile => ({
-    file,
-    topic,
-    exists: true,
-    parsed: entry.parsed,
-    size: entry.chars
-  })
-
-  /**
-   * The plain file `absolute` (`file` relative to the root) as read now, its stamp `stamp`: from the cache when the
-   * stamp says it is unchanged, else read (and parsed again only when its text changed); `undefined` when it is gone.
-   */
-  const content = Effect.fnUntraced(function* (absolute: string, file: string, stamp: Paths.Stamp, now: number) {
-    const fresh = cache.fresh(absolute, stamp)
-    if (fresh !== undefined) return fresh
-    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(file)))
-    if (bytes === undefined) return undefined
-    const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
-    const last = cache.last(absolute)
-    const same = last !== undefined && last.text === text
-    const entry: FileCache.Entry = {
-      ...stamp,
-      readAt: now,
-      text,
-      parsed: same ? last.parsed : MemoryFile.parse(text),
-      chars: same ? last.chars : Text.length(text)
-    }
-    cache.set(absolute, entry)
-    return entry
-  })
-
-  /**
-   * The plain file `absolute` (`file` relative to the root) past its size, read only as far as its first entries within
-   * `budget` characters: never kept in the cache (a change reads it whole); `undefined` when it is gone.
-   */
-  const head = Effect.fnUntraced(function* (absolute: string, file: string, topic: string | undefined, budget: number) {
-    const read = yield* FileHead.read(absolute, file, budget).pipe(Effect.provideService(Platform, platform))
-    if (read === undefined) return undefined
-    const { lines, entries, links, omitted, size } = read
-    const stored: StoredFile = { file, topic, exists: true, parsed: { lines, entries, links }, size, omitted }
-    return stored
-  })
-
-  /**
-   * One file of a scope's folder (already resolved), looked at part by part: `undefined` when it is not there, what is
-   * wrong when it is a link or not a plain file.
-   */
-  const readFile = Effect.fnUntraced(function* (
-    real: string,
-    folder: string,
-    dir: string,
-    topic: string | undefined,
-    now: number
-  ): Effect.fn.Return<StoredFile | undefined, StorageError, Path.Path> {
-    const file = Paths.fileOf(dir, topic)
-    const { absolute, info } = yield* Paths.resolve(looker, real, file, folder)
-    if (info === undefined) return undefined
-    if (info.type !== "File") {
-      cache.drop(absolute)
-      const detail = info.type === "Directory" ? "it is a folder, not a file" : "it is not a plain file"
-      return yield* storageError(new ReadFailed({ file, detail }))
-    }
-    const entry = yield* content(absolute, file, Paths.stampOf(info), now)
-    return entry === undefined ? undefined : storedOf(file, topic, entry)
-  })
-
-  /**
-   * The files of the scope's folder `folder` (MEMORY.md as `undefined`, and topics), each file's own result: all
-   * stats at once; a plain file unchanged since it was read comes from the cache, one changed is read, and anything
-   * else is looked at again part by part (`readFile`), which says what is wrong with it. The text of each plain file
-   * is put into `texts` (by absolute path). With `within`, a file surely past its size is read only as far as its
-   * first entries within it (`head`), unless the cache has it whole.
-   */
-  const readFiles = Effect.fnUntraced(function* (
-    real: string,
-    folder: string,
-    dir: string,
-    topics: ReadonlyArray<string | undefined>,
-    now: number,
-    texts: Map<string, string>,
-    within?: ReadOptions["within"]
-  ) {
-    const absolutes = topics.map((topic) => path.join(folder, Paths.nameOf(topic)))
-    const stats = yield* platform.lstatAll(absolutes)
-    // The files the cache gives, and nothing there, at once; the rest each in a fiber of its own.
-    const results: Array<Result.Result<StoredFile | undefined, StorageError>> = []
-    const rest: Array<number> = []
-    topics.forEach((topic, i) => {
-      const stat = stats[i]!
-      const found = Result.isSuccess(stat) ? stat.success : undefined
-      if (Result.isSuccess(stat) && found === undefined) results[i] = Result.succeed(undefined)
-      else if (found?.type === "File") {
-        const fresh = cache.fresh(absolutes[i]!, found)
-        if (fresh === undefined) rest.push(i)
-        else {
-          texts.set(absolutes[i]!, fresh.text)
-          results[i] = Result.succeed(storedOf(Paths.fileOf(dir, topic), topic, fresh))
-        }
-      } else rest.push(i)
-    })
-    yield* Effect.forEach(
-      rest,
-      (i) => {
-        const topic = topics[i]
-        const stat = stats[i]!
-        const absolute = absolutes[i]!
-        const limit = within === undefined ? undefined : topic === undefined ? within.memory : within.topic
-        const read: Effect.Effect<StoredFile | undefined, StorageError, Path.Path> =
-          Result.isFailure(stat) || stat.success === undefined || stat.success.type !== "File"
-            ? readFile(real, folder, dir, topic, now)
-            : limit !== undefined && FileHead.surelyPast(stat.success.size, limit)
-              ? head(absolute, Paths.fileOf(dir, topic), topic, limit)
-              : Effect.map(content(absolute, Paths.fileOf(dir, topic), stat.success, now), (entry) => {
-                  if (entry === undefined) return undefined
-                  texts.set(absolute, entry.text)
-                  return storedOf(Paths.fileOf(dir, topic), topic, entry)
-                })
-        return Effect.map(Effect.result(read), (result) => {
-          results[i] = result
-        })
-      },
-      { concurrency: "unbounded", discard: true }
-    )
-    return results
-  })
-
-  /**
-   * A scope's files as they are in its folder `dir` (MEMORY.md and only the topics among `only`, when given); the names
-   * in the folder too (for the leftovers), and the text of each file read into `texts` (by absolute path). Each file is
-   * read whole unless `within` says otherwise (never under the writer).
-   */
-  const readScope = Effect.fnUntraced(function* (
-    real: string | undefined,
-    scope: Scope.Scope,
-    dir: string,
-    texts: Map<string, string> = new Map(),
-    only?: ReadonlyArray<string>,
-    within?: ReadOptions["within"]
-  ) {
-    if (real === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
-    const folder = yield* Paths.resolve(looker, real, dir)
-    if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
-    if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: dir }))
-    const names = yield* platform.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
-    const wanted = only === undefined ? undefined : new Set(only)
-    const topics = names
-      .flatMap((name) => {
-        const topic = Paths.topicOfName(name)
-        return typeof topic === "string" && (wanted === undefined || wanted.has(topic)) ? [topic] : []
-      })
-      .sort()
-    const now = yield* Clock.currentTimeMillis
-    const [memory, ...read] = yield* readFiles(real, folder.absolute, dir, [undefined, ...topics], now, texts, within)
-    const files: Array<StoredFile> = [(yield* Effect.fromResult(memory!)) ?? missingMemory(dir)]
-    const unreadable: Array<Unreadable> = []
-    read.forEach((result, i) => {
-      if (result._tag === "Success") {
-        if (result.success !== undefined) files.push(result.success)
-      } else {
-        unreadable.push({ file: Paths.fileOf(dir, topics[i]), error: result.failure })
-      }
-    })
-    const stored: StoredScope = { scope, dir, files, unreadable }
-    return { stored, names, folder: folder.absolute }
-  })
-
-  /** Whether the folder `dir` exists (a link or a file there fails). */
-  const folderExists = (real: string, dir: string) =>
-    Effect.map(Paths.resolve(looker, real, dir), ({ info }) => info !== undefined)
-
-  /** The agent id a hashed folder records, if any. */
-  const recordedId = Effect.fnUntraced(function* (real: string, dir: string) {
-    const record = yield* Paths.resolve(looker, real, `${dir}/${Paths.idRecordName}`).pipe(
-      Effect.flatMap(({ absolute, info }) =>
-        info?.type === "File" ? orMissing(fs.readFileString(absolute)) : Effect.succeed(undefined)
-      ),
-      Effect.catch(() => Effect.succeed(undefined))
-    )
-    return record === undefined ? undefined : Option.getOrUndefined(decodeIdRecord(record))?.agentId
-  })
-
-  /**
-   * The folder a scope is in now: its own, or the earlier naming's while only that exists (and records no other
-   * agent).
-   */
-  const dirNow = Effect.fnUntraced(function* (real: string | undefined, scope: Scope.Scope) {
-    const dir = Paths.scopeDir(hash, scope)
-    if (real === undefined || scope.kind === "team") return { dir, legacy: undefined }
-    const earlier = Paths.legacyAgentDir(hash, scope.agentId)
-    if (earlier === undefined || (yield* folderExists(real, dir))) return { dir, legacy: undefined }
-    const legacy = `agents/${earlier}`
-    if (!(yield* folderExists(real, legacy))) return { dir, legacy: undefined }
-    const recorded = yield* recordedId(real, legacy)
-    return { dir, legacy: recorded === undefined || recorded === scope.agentId ? legacy : undefined }
-  })
+  const { readScope, recordedId, dirNow } = ScopeRead.make({ fs, path, platform, looker, cache, hash })
 
   const read = (scope: Scope.Scope, options?: ReadOptions): Effect.Effect<StoredScope, StorageError> =>
     run(
@@ -369,148 +150,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       })
     ).pipe(Effect.withSpan("MemoryRoot.read"))
 
-  // -------------------------------------------------------------------------------------------------------------------
-  // Reading the review state
-
-  /**
-   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8), and, once
-   * asked for, what it held decoded whole (`found`) and its JSON as parsed (`raw`, `null` when it is not a version 2
-   * state; a key's entry is decoded from it alone). Trusted as the files are; a text read again and found the same is
-   * not parsed again.
-   */
-  interface StateSeen extends Paths.Stamp {
-    readonly readAt: number
-    readonly text: string | undefined
-    found: StateFile.Read | undefined
-    raw: StateFile.Raw | null | undefined
-  }
-
-  let stateRead: StateSeen | undefined
-
-  /** What the state file held, decoded whole (once). */
-  const foundOf = (seen: StateSeen): StateFile.Read =>
-    (seen.found ??=
-      seen.text === undefined ? { _tag: "Damaged", detail: "it is not UTF-8 text" } : StateFile.decode(seen.text))
-
-  /** The state file's JSON as parsed (once), `null` when it is not a version 2 state. */
-  const rawOf = (seen: StateSeen): StateFile.Raw | null =>
-    (seen.raw ??= seen.text === undefined ? null : (StateFile.parseRaw(seen.text) ?? null))
-
-  /**
-   * Keeps the state this writer has just written: the file is read again next time (a stamp no file has), and its
-   * text, found the same, is not parsed again.
-   */
-  const stateWritten = ({ text, next, raw }: StateWrite) => {
-    stateRead = {
-      ...FileCache.noStamp,
-      readAt: 0,
-      text,
-      found: next === undefined ? undefined : { _tag: "State", state: next },
-      raw
-    }
-  }
-
-  /**
-   * The state file in the root whose real path is `real`: where it is, and what was read of it (`undefined` where
-   * there is none).
-   */
-  const stateNow = Effect.fnUntraced(function* (real: string) {
-    const { absolute, info } = yield* Paths.resolve(looker, real, StateFile.stateName)
-    if (info === undefined) return { absolute, seen: undefined }
-    if (info.type !== "File") {
-      return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
-    }
-    const stamp = Paths.stampOf(info)
-    if (stateRead !== undefined && FileCache.trusted(stateRead, stamp)) return { absolute, seen: stateRead }
-    const readAt = yield* Clock.currentTimeMillis
-    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
-    if (bytes === undefined) return { absolute, seen: undefined }
-    const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
-    const text = decoded._tag === "Success" ? decoded.success : undefined
-    const last = stateRead
-    const same = text !== undefined && last !== undefined && last.text === text
-    stateRead = { ...stamp, readAt, text, found: same ? last.found : undefined, raw: same ? last.raw : undefined }
-    return { absolute, seen: stateRead }
-  })
-
-  /** What the state file holds, decoded whole: the state, or why it cannot be used (`undefined` where there is none). */
-  const foundNow = Effect.fnUntraced(function* (real: string) {
-    const { absolute, seen } = yield* stateNow(real)
-    const found = seen === undefined ? undefined : foundOf(seen)
-    if (found?._tag === "Newer") {
-      return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
-    }
-    return { absolute, found, text: seen?.text }
-  })
-
-  /**
-   * Under the lock: the state, after keeping a damaged file aside (with one warning); where the state file is, and its
-   * text (`undefined` when there is no file there now).
-   */
-  const stateHeld = Effect.fnUntraced(function* (real: string) {
-    const now = yield* foundNow(real)
-    if (now.found === undefined) return { state: emptyState, absolute: now.absolute, text: undefined }
-    if (now.found._tag === "State") return { state: now.found.state, absolute: now.absolute, text: now.text }
-    const dir = path.dirname(now.absolute)
-    const stamp = `${StateFile.stateName}.damaged-${yield* Clock.currentTimeMillis}`
-    // A name no earlier damaged file has, so none is ever replaced.
-    const free = (n: number): Effect.Effect<string, StorageError> => {
-      const name = n === 1 ? stamp : `${stamp}-${n}`
-      return fs.exists(path.join(dir, name)).pipe(
-        Effect.mapError(writeFailed(StateFile.stateName)),
-        Effect.flatMap((taken) => (taken ? free(n + 1) : Effect.succeed(name)))
-      )
-    }
-    const aside = yield* free(1)
-    yield* fs.rename(now.absolute, path.join(dir, aside)).pipe(Effect.mapError(writeFailed(StateFile.stateName)))
-    const detail = now.found._tag === "Damaged" ? now.found.detail : ""
-    yield* Effect.logWarning(`${StateFile.damagedWarning} (${detail}); the damaged file is kept as ${aside}`)
-    return { state: emptyState, absolute: now.absolute, text: undefined }
-  })
-
-  /**
-   * The entries `keys` of the state file, decoded from its parsed JSON alone; `undefined` when that cannot be (the file
-   * is not a version 2 state, or one of those entries is damaged): the whole file is then decoded.
-   */
-  const pickedNow = Effect.fnUntraced(function* (real: string, keys: StateKeys) {
-    const { absolute, seen } = yield* stateNow(real)
-    const raw = seen === undefined ? StateFile.emptyRaw : rawOf(seen)
-    const state = raw === null ? undefined : StateFile.pick(raw, keys)
-    return state === undefined || raw === null ? undefined : { absolute, raw, state, text: seen?.text }
-  })
-
-  /**
-   * A change of the state to write: its text, where the file is and what it holds now; and the new state (whole) or
-   * the new file's parsed JSON.
-   */
-  interface StateWrite {
-    readonly text: string
-    readonly absolute: string
-    readonly old: string | undefined
-    readonly next: ReviewStateDocument | undefined
-    readonly raw: StateFile.Raw | undefined
-  }
-
-  /**
-   * Under the lock: what `change` makes of the state, `undefined` when it changes nothing; `StaleCursor` when it
-   * expects a cursor the state no longer holds. A change of a few keys decodes and writes back only theirs.
-   */
-  const stateChanged = Effect.fnUntraced(function* (
-    real: string,
-    change: StateChange
-  ): Effect.fn.Return<StateWrite | undefined, StorageError, FileSystem.FileSystem | Path.Path> {
-    const picked = change.keys === undefined ? undefined : yield* pickedNow(real, change.keys)
-    const held = picked ?? (yield* stateHeld(real))
-    const stale = staleCursor(change, held.state)
-    if (stale !== undefined) return yield* storageError(stale)
-    const next = change(held.state)
-    if (next === held.state) return undefined
-    if (picked === undefined) {
-      return { next, raw: undefined, text: StateFile.encode(next), absolute: held.absolute, old: held.text }
-    }
-    const raw = StateFile.merge(picked.raw, picked.state, next)
-    return { next: undefined, raw, text: StateFile.encodeRaw(raw), absolute: picked.absolute, old: picked.text }
-  })
+  const { stateWritten, foundNow, stateHeld, pickedNow, stateChanged } = StateSeen.make({ fs, path, platform, looker })
 
   // -------------------------------------------------------------------------------------------------------------------
   // Writing
@@ -603,17 +243,6 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* Effect.logInfo(`mneme: moved the memory folder ${legacy} to ${dir}`)
   })
 
-  /** The journal's lines for `records`, made at `time` by one change, each with its own id (`Journal.idOf`). */
-  const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const change = `${time.toString(36)}-${yield* unique}`
-    return records.map((record, index): JournalLine => ({
-      version: Journal.version,
-      id: Journal.idOf(change, index, records.length),
-      time,
-      ...record
-    }))
-  })
-
   /**
    * What a writer has seen under its hold: the agent ids of the folders it read, those folders (relative → absolute:
    * they exist, and are no links), and the text of each file it read (by absolute path).
@@ -667,7 +296,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     yield* JournalFile.withJournal(looker, real, (journal) =>
       Effect.gen(function* () {
         /** The state's change, once read (under the lock, with the files). */
-        let state: StateWrite | undefined = undefined
+        let state: StateSeen.StateWrite | undefined = undefined
         const targets: Array<Target> = []
         const written: Array<Target> = []
         const made = nothingMade()
@@ -872,7 +501,9 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     return erased.count
   })
 
-  const write = <A, E, R>(body: (writer: Writer) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+  const write = <A, E, R>(
+    body: (writer: BackendWriter) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StorageError, R> =>
     hold((real, held) => {
       const seen: Seen = { ids: new Map(), folders: new Map(), texts: new Map() }
       return body({
@@ -1020,7 +651,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       )
     ).pipe(Effect.withSpan("MemoryRoot.updateState"))
 
-  return {
+  return withUnitOfWork({
     root,
     read,
     write,
@@ -1030,5 +661,5 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     readState,
     readStateOf,
     updateState
-  } satisfies MemoryRoot["Service"]
+  } satisfies Backend)
 })

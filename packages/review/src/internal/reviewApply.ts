@@ -22,8 +22,8 @@ import {
 } from "@mneme/core"
 import { Effect, Result } from "effect"
 import type { AgentInfo } from "../Agents.ts"
-import { type ReviewStateDocument, type StateChange, type StoredScope, withScopeOf } from "../MemoryRoot.ts"
-import type { ChangeError, MemoryStore } from "../MemoryStore.ts"
+import type { StoredScope } from "../MemoryRoot.ts"
+import type { MemoryStore } from "../MemoryStore.ts"
 import {
   type Applied,
   type Changes,
@@ -258,30 +258,16 @@ export const merged = (first: Done, again: Done): Done => {
 }
 
 /**
- * Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip.
- * With `record`, the review state is changed so in the batch's commit where no change fails the review: the answer
- * and the record land together, or neither does.
+ * Applies the planned changes as one batch of the store (none when every change was skipped), and warns each skip;
+ * inside a transaction of the store, the batch joins it.
  */
 export const apply = Effect.fnUntraced(function* (
   store: MemoryStore["Service"],
   planned: ReadonlyArray<Planned>,
-  settings: Lines.CutSettings,
-  record?: StateChange
+  settings: Lines.CutSettings
 ) {
   const batch = planned.flatMap((p) => (p._tag === "Store" ? [p.input] : []))
-  const results =
-    record !== undefined
-      ? yield* store.apply(
-          batch,
-          withScopeOf(
-            record,
-            (state: ReviewStateDocument, results: ReadonlyArray<Result.Result<MemoryEdit.Outcome, ChangeError>>) =>
-              results.some(failsReview) ? state : record(state)
-          )
-        )
-      : batch.length === 0
-        ? []
-        : yield* store.apply(batch)
+  const results = batch.length === 0 ? [] : yield* store.apply(batch)
   const done = tally(planned, results, settings)
   yield* Effect.forEach(
     done.changes.skipped,

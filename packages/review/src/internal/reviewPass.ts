@@ -21,9 +21,9 @@ import {
 } from "@mneme/core"
 import { Clock, Data, Effect, Metric } from "effect"
 import type { Agents, AgentInfo } from "../Agents.ts"
-import type { StateChange } from "../MemoryRoot.ts"
 import { type MemoryStore, type ScopeView, withinSizes } from "../MemoryStore.ts"
 import type { ReviewModel } from "../ReviewModel.ts"
+import type { ReviewState } from "../ReviewState.ts"
 import { type Changes, type Consolidated, metrics, noChanges, type ReviewError, warnings } from "../ReviewOutcome.ts"
 import type * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import type { MemoryPending } from "../MemoryPending.ts"
@@ -36,6 +36,7 @@ import * as Source from "./reviewSource.ts"
 export interface Services {
   readonly settings: MemoryConfig.Settings
   readonly store: MemoryStore["Service"]
+  readonly state: ReviewState["Service"]
   readonly agents: Agents["Service"]
   readonly model: ReviewModel["Service"]
   /** What choosing keeps between passes over the same memory, held by the reviewer. */
@@ -63,16 +64,16 @@ export interface Input {
   /** The first pass of a review warns of odd files; the passes after it see the same files. */
   readonly first: boolean
   /**
-   * The review's record for a review ending at `at` (`ReviewState.recordInCommit`): made in the commit of this pass's
-   * batch when no other pass can follow it and its answer lands whole; `undefined` (or giving `undefined`) leaves it to
-   * the review.
+   * The review's cursor: the key it is kept under, the one the review read (each pass's batch lands only while the
+   * cursor is still that: `StaleCursor` once another review has moved it) and the one it moves to with the review's
+   * record, made in the batch of the pass no other can follow, in one commit (`MemoryStore.transaction`).
    */
-  readonly record?: ((at: number) => StateChange | undefined) | undefined
-  /**
-   * A change of the review state made with this pass's batch where it makes no record: one that refuses the batch
-   * (`StaleCursor`) once another review has moved the cursor this review read (`ReviewState.cursorInCommit`).
-   */
-  readonly guard?: StateChange | undefined
+  readonly cursor: {
+    readonly key: string
+    readonly read: number | undefined
+    readonly last: number
+    readonly agentId: string
+  }
   /** Whether another pass may follow this one (when its answer is at the cap and changes something). */
   readonly mayFollow: boolean
 }
@@ -284,11 +285,22 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
     },
     split.apply
   )
-  const record = vetted.atCap && input.mayFollow ? undefined : input.record?.(yield* Clock.currentTimeMillis)
+  const recordAt = vetted.atCap && input.mayFollow ? undefined : yield* Clock.currentTimeMillis
+  const { key, last, agentId } = input.cursor
+  // The batch, and the record where this pass makes it and its answer lands whole, as one unit of work.
   const applying = (changes: typeof planned) =>
-    Apply.apply(services.store, changes, services.settings, record ?? input.guard).pipe(
-      Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
-    )
+    services.store
+      .transaction(
+        Effect.gen(function* () {
+          yield* services.state.expectCursor(key, input.cursor.read)
+          const done = yield* Apply.apply(services.store, changes, services.settings)
+          if (recordAt !== undefined && done.failure === undefined) {
+            yield* services.state.recordReview(key, last, agentId, { at: recordAt, ok: true, reason: null })
+          }
+          return done
+        })
+      )
+      .pipe(Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting })))
   const first = yield* applying(planned)
   // A change that found MEMORY.md full makes room: the scope is consolidated (within its bound), then the changes
   // that failed so are tried again.
@@ -314,5 +326,5 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
     ...(consolidated.length === 0 ? {} : { consolidated })
   }
   if (done.failure !== undefined) return yield* new PassFailed({ error: done.failure, stage: "apply", changes })
-  return { changes, changed: done.changed, atCap: vetted.atCap, recorded: record !== undefined } satisfies Passed
+  return { changes, changed: done.changed, atCap: vetted.atCap, recorded: recordAt !== undefined } satisfies Passed
 })

@@ -10,7 +10,6 @@ import { Lines, type Scope, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
 import * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import * as ReviewBudget from "../ReviewBudget.ts"
-import type { ReviewState } from "../ReviewState.ts"
 import {
   type Changes,
   type Failed,
@@ -28,7 +27,6 @@ import * as Read from "./reviewRead.ts"
 
 /** What one review works with. */
 export interface Services extends Pass.Services {
-  readonly state: ReviewState["Service"]
   readonly transcript: Transcript["Service"]
   readonly tracker: Backoff.Tracker<StorageError>
 }
@@ -234,18 +232,12 @@ const attempt = Effect.fnUntraced(function* (
     member === undefined
       ? { context: plan.context, lines: plan.lines }
       : yield* asMember(services, conversationId, member, plan).pipe(halt(asking))
-  // The review's record is made with the last pass's batch, in one commit, where the state allows it (see
-  // `ReviewState.recordInCommit`); else by `recordReview` once the passes are done.
-  const recordInCommit = state.recordInCommit
-  const record =
-    recordInCommit === undefined
-      ? undefined
-      : (at: number) => recordInCommit(key, plan.last, agentId, { at, ok: true, reason: null }, plan.base)
-  // Every batch of the passes is refused once another review has moved the cursor this one read (a runner that was
-  // paused past its lease, whose conversation another runner has reviewed meanwhile): nothing of it is kept.
-  const guard = state.cursorInCommit?.(key, plan.base)
+  // The review's record is made with the last pass's batch, in one commit; else by `recordReview` once the passes are
+  // done. Every batch of the passes is refused once another review has moved the cursor this one read (a runner that
+  // was paused past its lease, whose conversation another runner has reviewed meanwhile): nothing of it is kept.
+  const cursorOf = { key, read: plan.base, last: plan.last, agentId }
   const anchorOf = (seq: number) => transcript.anchor(conversationId, seq)
-  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, record, guard }
+  const input = { agent, ...seen, moreFollow: plan.moreFollow, anchor, anchorOf, cursor: cursorOf }
   const withinBudget = force
     ? Effect.succeed(true)
     : budget.over.pipe(

@@ -12,26 +12,34 @@
  * lock busy for longer than `wait` fails with `Busy`, naming its holder.
  */
 import {
-  Busy,
   MemoryFile,
   NewerFormat,
   NotFound,
   OutsideRoot,
-  ReadFailed,
   RootUnusable,
   Scope,
-  StorageError,
-  type StorageReason,
-  Text,
-  WriteFailed
+  type StorageError,
+  Text
 } from "@mneme/core"
-import { MemoryRoot, Paths, Purge } from "@mneme/review"
+import { MemoryRoot, Purge, RootLayout, StorageBackend } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
-import { Array as Arr, Clock, Duration, Effect, Option, Random, Result, Schema, Semaphore } from "effect"
+import { Array as Arr, Clock, Duration, Effect } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
-import { createHash } from "node:crypto"
 import * as Migrations from "./migrations.ts"
-import * as ReviewRows from "./reviewRows.ts"
+import * as PostgresLock from "./postgresLock.ts"
+import {
+  agentOfColumn,
+  describe,
+  type JournalRow,
+  lineOf,
+  partsOf,
+  readFailed,
+  storageError,
+  writeFailed
+} from "./postgresRows.ts"
+import * as PostgresState from "./postgresState.ts"
+
+export { describe } from "./postgresRows.ts"
 
 /**
  * What the backend takes besides its client: the schema, how the root is named, how long a writer waits, and how long
@@ -52,60 +60,7 @@ type JournalRecord = MemoryRoot.JournalRecord
 /** A schema name Postgres takes unquoted: a lower-case letter or `_`, then up to 62 of `[a-z0-9_]`. */
 export const schemaName = /^[a-z_][a-z0-9_]{0,62}$/
 
-/** The format version of the journal lines this release writes (the files backend's). */
-const journalVersion = 2
-
-const hash: Paths.Hash = (text) => createHash("sha256").update(text, "utf8").digest("hex")
-
-const storageError = (reason: StorageReason) => new StorageError({ reason })
-
-/** What Postgres said, in words: the server's message where there is one. */
-export const describe = (error: SqlError.SqlError): string => {
-  const cause: unknown = "cause" in error.reason ? error.reason.cause : undefined
-  return cause instanceof Error && cause.message !== "" ? cause.message : error.message
-}
-
-const readFailed = (file: string) => (error: SqlError.SqlError) =>
-  storageError(new ReadFailed({ file, detail: describe(error) }))
-
-const writeFailed = (file: string) => (error: SqlError.SqlError) =>
-  storageError(new WriteFailed({ file, detail: describe(error) }))
-
-/** The parts of a file a commit writes: its scope's folder and its topic (`''` for MEMORY.md); `undefined` if none. */
-const partsOf = (file: string): { readonly dir: string; readonly topic: string } | undefined => {
-  const slash = file.lastIndexOf("/")
-  const dir = file.slice(0, slash)
-  const topic = slash === -1 ? null : Paths.topicOfName(file.slice(slash + 1))
-  const inScope = dir === "team" || (dir.startsWith("agents/") && dir.indexOf("/", "agents/".length) === -1)
-  return topic === null || !inScope || dir === "agents/" ? undefined : { dir, topic: topic ?? "" }
-}
-
-/** A journal row as selected. */
-interface JournalRow {
-  readonly version: number
-  readonly id: string | null
-  readonly time: number
-  readonly op: string
-  readonly scope: string
-  readonly file: string
-  readonly actor: string
-  readonly auto: boolean | null
-  readonly before: string | null
-  readonly after: string | null
-  readonly undoes: string | null
-  readonly entries: number | null
-  readonly purged: boolean | null
-}
-
-const decodeLine = Schema.decodeUnknownOption(MemoryRoot.JournalLine)
-
-/** The agent id an `agent` column holds (a JSON string), or `undefined` when it holds none. */
-const agentOfColumn = (column: string): string | undefined =>
-  Option.getOrUndefined(Schema.decodeUnknownOption(Schema.fromJsonString(Schema.String))(column))
-
-/** A journal row as its line (its empty columns left out), if it is one. */
-const lineOf = (row: JournalRow) =>
-  decodeLine(Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null)))
+const hash = RootLayout.hash
 
 /** The parsed text of a file, kept while its text is unchanged (a read fetches the text, and parses only a changed one). */
 interface Parsed {
@@ -134,89 +89,14 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const files = table("memory_files")
   const journalTable = table("journal")
   const stateTable = table("review_state")
-  const lockName = `mneme/${schema}`
-  const lockShown = `${root}: advisory lock ${JSON.stringify(lockName)}`
-  const semaphore = yield* Semaphore.make(1)
   const cache = new Map<string, Parsed>()
-  const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
-
-  // -------------------------------------------------------------------------------------------------------------------
-  // The writer
-
-  /** Who holds the root's lock now, as far as Postgres tells (a client naming itself `mneme <pid>@<host>`). */
-  const holder = sql<{ readonly name: string; readonly since: number | null }>`
-    SELECT a.application_name AS name, extract(epoch FROM a.xact_start)::float8 * 1000 AS since
-    FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-      AND l.classid = ((hashtextextended(${lockName}, 0) >> 32) & 4294967295)::oid
-      AND l.objid = (hashtextextended(${lockName}, 0) & 4294967295)::oid`.pipe(
-    Effect.map(([row]) => {
-      const named = row === undefined ? null : /^mneme (\d{1,10})@(.{1,200})$/.exec(row.name)
-      return named === null || row?.since == null
-        ? undefined
-        : { pid: Number(named[1]), host: named[2]!, since: Math.round(row.since) }
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-  /**
-   * Takes the root's lock for the rest of the transaction, waiting at most `wait`; `Busy` past that (its holder is
-   * looked up once the transaction has ended, see `named`). A transaction left idle for `idle` (its process frozen) is
-   * ended by Postgres, and the lock with it, so a frozen writer does not stop every other.
-   */
-  const lock = Effect.gen(function* () {
-    const start = yield* Clock.currentTimeMillis
-    yield* sql`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(Duration.toMillis(wait)))}ms`}, true),
-      set_config('idle_in_transaction_session_timeout', ${idle}, true)`
-    const taken = yield* Effect.result(sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`)
-    if (Result.isFailure(taken)) {
-      if (taken.failure.reason._tag !== "LockTimeoutError") return yield* taken.failure
-      const waited = (yield* Clock.currentTimeMillis) - start
-      return yield* storageError(new Busy({ lock: lockShown, waited }))
-    }
-    yield* sql`SELECT set_config('lock_timeout', '0', true)`
-  })
-
-  /** A `Busy` with the lock's holder, where Postgres can tell it (asked outside the writer's aborted transaction). */
-  const named = <A, E, R>(self: Effect.Effect<A, E | StorageError, R>): Effect.Effect<A, E | StorageError, R> =>
-    Effect.catch(self, (error) => {
-      const busy = error instanceof StorageError && error.reason._tag === "Busy" ? error.reason : undefined
-      return busy === undefined
-        ? Effect.fail(error)
-        : Effect.flatMap(holder, (by) =>
-            Effect.fail(
-              storageError(by === undefined ? busy : new Busy({ lock: busy.lock, waited: busy.waited, holder: by }))
-            )
-          )
-    })
-
-  /**
-   * Runs `body` in one transaction holding the root's lock, one such writer at a time in this process, not interrupted
-   * midway; a failure of the body takes back everything it wrote. A failure of Postgres itself is `onSqlError`'s.
-   */
-  const locked = <A, E, R>(
-    body: Effect.Effect<A, E, R>,
-    onSqlError: (error: SqlError.SqlError) => StorageError
-  ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StorageError, R> =>
-    named(
-      semaphore
-        .withPermit(Effect.uninterruptible(sql.withTransaction(Effect.andThen(lock, body))))
-        .pipe(
-          Effect.catch((error) =>
-            Effect.fail(
-              SqlError.isSqlError(error) ? onSqlError(error) : (error as Exclude<E, SqlError.SqlError> | StorageError)
-            )
-          )
-        )
-    )
-
-  /** `locked`, a failure of Postgres being a failed write. */
-  const hold = <A, E, R>(body: Effect.Effect<A, E, R>) => locked(body, writeFailed(root))
+  const { locked, hold } = yield* PostgresLock.make(sql, { root, lockName: `mneme/${schema}`, wait, idle })
+  const { readState, readStateOf, changeState } = PostgresState.make(sql, schema, stateTable)
 
   // -------------------------------------------------------------------------------------------------------------------
   // Reading
 
-  const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(Paths.fileOf(dir, undefined))
+  const missingMemory = (dir: string): StoredFile => MemoryRoot.missingMemory(RootLayout.fileOf(dir, undefined))
 
   /** Keeps `parsed` as the parse of `file`, the least recently kept dropped past the limit. */
   const keep = (file: string, parsed: Parsed) => {
@@ -241,7 +121,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
    * `only`, when given).
    */
   const readScope = (scope: Scope.Scope, only?: ReadonlyArray<string>): Effect.Effect<StoredScope, StorageError> => {
-    const dir = Paths.scopeDir(hash, scope)
+    const dir = RootLayout.scopeDir(hash, scope)
     const which = only === undefined ? sql`` : sql`AND topic IN ${sql.in(["", ...only])}`
     return sql<{ readonly topic: string; readonly content: string }>`
       SELECT topic, content FROM ${files} WHERE scope = ${dir} ${which}`.pipe(
@@ -254,8 +134,8 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           files: [
             memory === undefined
               ? missingMemory(dir)
-              : storedOf(Paths.fileOf(dir, undefined), undefined, memory.content),
-            ...topics.map((row) => storedOf(Paths.fileOf(dir, row.topic), row.topic, row.content))
+              : storedOf(RootLayout.fileOf(dir, undefined), undefined, memory.content),
+            ...topics.map((row) => storedOf(RootLayout.fileOf(dir, row.topic), row.topic, row.content))
           ],
           unreadable: []
         }
@@ -267,74 +147,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const read = (scope: Scope.Scope) => readScope(scope).pipe(Effect.withSpan("MemoryRoot.read"))
 
   // -------------------------------------------------------------------------------------------------------------------
-  // Reading and changing the review state
-
-  const stateShown = `${schema}.review_state`
-
-  const readState = sql<ReviewRows.Row>`SELECT part, key, value FROM ${stateTable}`.pipe(
-    Effect.mapError(readFailed(stateShown)),
-    Effect.flatMap((rows) =>
-      ReviewRows.stateOf(rows).pipe(
-        Effect.mapError((error) => storageError(new ReadFailed({ file: stateShown, detail: error.message })))
-      )
-    ),
-    Effect.withSpan("MemoryRoot.readState")
-  )
-
-  /** The rows of the entries `keys` (each looked up by its primary key), as a state holding only those. */
-  const readStateOf = (keys: MemoryRoot.StateKeys) => {
-    const wanted = Object.entries(keys).flatMap(([part, names]) =>
-      names.length === 0 ? [] : [sql`(part = ${part} AND key IN ${sql.in(names)})`]
-    )
-    const rows =
-      wanted.length === 0
-        ? Effect.succeed<ReadonlyArray<ReviewRows.Row>>([])
-        : sql<ReviewRows.Row>`SELECT part, key, value FROM ${stateTable} WHERE ${sql.or(wanted)}`
-    return rows.pipe(
-      Effect.mapError(readFailed(stateShown)),
-      Effect.flatMap((rows) =>
-        ReviewRows.stateOf(rows).pipe(
-          Effect.mapError((error) => storageError(new ReadFailed({ file: stateShown, detail: error.message })))
-        )
-      ),
-      Effect.withSpan("MemoryRoot.readStateOf")
-    )
-  }
-
-  /**
-   * Changes the review state by `change` under the writer's lock: the rows it changes, in the writer's transaction; a
-   * change of a few keys reads only theirs. Refused with `StaleCursor`, writing nothing, when a cursor it expects has
-   * moved.
-   */
-  const changeState = (change: MemoryRoot.StateChange) =>
-    Effect.gen(function* () {
-      const state = yield* change.keys === undefined ? readState : readStateOf(change.keys)
-      const stale = MemoryRoot.staleCursor(change, state)
-      if (stale !== undefined) return yield* storageError(stale)
-      const next = change(state)
-      if (next === state) return
-      const { deleted, written } = ReviewRows.changes(state, next)
-      for (const row of deleted) {
-        yield* sql`DELETE FROM ${stateTable} WHERE part = ${row.part} AND key = ${row.key}`
-      }
-      if (Arr.isReadonlyArrayNonEmpty(written)) {
-        yield* sql`INSERT INTO ${stateTable} ${sql.insert(
-          Arr.map(written, (row) => ({ part: row.part, key: row.key, value: sql.json(row.value) }))
-        )} ON CONFLICT (part, key) DO UPDATE SET value = EXCLUDED.value`
-      }
-    }).pipe(Effect.catchIf(SqlError.isSqlError, writeFailed(stateShown)))
-
-  // -------------------------------------------------------------------------------------------------------------------
   // Writing
-
-  /** The journal's lines for `records`, made at `time`, each with its own id. */
-  const journalLines = Effect.fnUntraced(function* (records: ReadonlyArray<JournalRecord>, time: number) {
-    const lines: Array<JournalLine> = []
-    for (const record of records) {
-      lines.push({ version: journalVersion, id: `${time.toString(36)}-${yield* unique}`, time, ...record })
-    }
-    return lines
-  })
 
   /** Appends `lines` to the journal, in one statement. */
   const append = (lines: ReadonlyArray<JournalLine>) =>
@@ -395,7 +208,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   ) =>
     Effect.gen(function* () {
       if (writes.length === 0 && records.length === 0 && state === undefined) return
-      const lines = yield* journalLines(records, yield* Clock.currentTimeMillis)
+      const lines = yield* MemoryRoot.journalLines(records, yield* Clock.currentTimeMillis)
       yield* sql
         .withTransaction(
           Effect.all(
@@ -436,7 +249,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     }).pipe(Effect.mapError(writeFailed("journal")))
 
   const write = <A, E, R>(
-    body: (writer: MemoryRoot.Writer) => Effect.Effect<A, E, R>
+    body: (writer: MemoryRoot.BackendWriter) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | StorageError, R> =>
     hold(
       Effect.suspend(() => {
@@ -444,7 +257,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
         const agents = new Map<string, string>()
         return body({
           read: (scope, topics) => {
-            if (scope.kind === "agent") agents.set(Paths.scopeDir(hash, scope), scope.agentId)
+            if (scope.kind === "agent") agents.set(RootLayout.scopeDir(hash, scope), scope.agentId)
             return readScope(scope, topics)
           },
           commit: (writes, records, state) => commit(agents, writes, records, state),
@@ -458,7 +271,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
 
   const journal = (options?: { readonly limit?: number | undefined; readonly scope?: Scope.Scope | undefined }) =>
     Effect.gen(function* () {
-      const scope = options?.scope === undefined ? undefined : Paths.scopeDir(hash, options.scope)
+      const scope = options?.scope === undefined ? undefined : RootLayout.scopeDir(hash, options.scope)
       const where = scope === undefined ? sql`` : sql`WHERE scope = ${scope}`
       const columns = sql`version, id, time, op, scope, file, actor, auto, before, after, undoes, entries, purged`
       const limit = options?.limit
@@ -487,7 +300,9 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
           const name = scope.slice("agents/".length)
           const recorded = agent === null ? undefined : agentOfColumn(agent)
           const agentId =
-            recorded !== undefined && Paths.agentDir(hash, recorded) === name ? recorded : Paths.agentOfName(name)
+            recorded !== undefined && RootLayout.agentDir(hash, recorded) === name
+              ? recorded
+              : RootLayout.agentOfName(name)
           return { agentId, dir: scope }
         })
         .toSorted((a, b) => (a.dir < b.dir ? -1 : 1))
@@ -503,7 +318,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const archive = (agentId: string, actor: MemoryRoot.Actor) =>
     hold(
       Effect.gen(function* () {
-        const from = Paths.scopeDir(hash, Scope.own(agentId))
+        const from = RootLayout.scopeDir(hash, Scope.own(agentId))
         if (!(yield* hasFiles(from).pipe(Effect.mapError(readFailed(from))))) {
           return yield* storageError(new NotFound({ path: from, detail: "there is no memory folder to archive" }))
         }
@@ -511,7 +326,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
         const base = MemoryRoot.archiveBase(from, now)
         let to = base
         for (let n = 2; yield* hasFiles(to).pipe(Effect.mapError(readFailed(to))); n++) to = `${base}-${n}`
-        const lines = yield* journalLines([MemoryRoot.archiveRecord(from, to, actor)], now)
+        const lines = yield* MemoryRoot.journalLines([MemoryRoot.archiveRecord(from, to, actor)], now)
         yield* sql`UPDATE ${files} SET scope = ${to}, version = version + 1 WHERE scope = ${from}`.pipe(
           Effect.mapError(writeFailed(from))
         )
@@ -538,5 +353,5 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     return yield* storageError(new NewerFormat({ file: `${schema}.${Migrations.migrationsTable}`, version }))
   }
 
-  return MemoryRoot.MemoryRoot.of({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
+  return StorageBackend.make({ root, read, write, journal, agents, archive, readState, readStateOf, updateState })
 })
