@@ -8,14 +8,11 @@
  */
 import type { PgClient } from "@effect/sql-pg"
 import { MemoryConfig, ReadFailed, type Scope, StorageError, WriteFailed } from "@mneme/core"
-import { MemoryPending, type MemoryRoot, Paths } from "@mneme/review"
+import { MemoryPending, type MemoryRoot, RootLayout } from "@mneme/review"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { SqlError } from "effect/sql"
-import { createHash } from "node:crypto"
 
 type Held = MemoryPending.Held
-
-const hash: Paths.Hash = (text) => createHash("sha256").update(text, "utf8").digest("hex")
 
 const decodeEntry = Schema.decodeUnknownOption(Schema.fromJsonString(MemoryPending.Held))
 
@@ -85,7 +82,7 @@ export const make = Effect.fnUntraced(function* (
   ) =>
     root.write((writer) =>
       Effect.gen(function* () {
-        const dir = Paths.scopeDir(hash, scope)
+        const dir = RootLayout.scopeDir(RootLayout.hash, scope)
         const rows = yield* rowsOf(dir)
         const { gone, added, records, result } = body(
           rows.map((row) => row.entry),
@@ -109,7 +106,7 @@ export const make = Effect.fnUntraced(function* (
 
   return MemoryPending.MemoryPending.of({
     list: (scope) =>
-      Effect.map(rowsOf(Paths.scopeDir(hash, scope)), (rows) => rows.map((row) => row.entry)).pipe(
+      Effect.map(rowsOf(RootLayout.scopeDir(RootLayout.hash, scope)), (rows) => rows.map((row) => row.entry)).pipe(
         Effect.withSpan("MemoryPending.list")
       ),
     hold: (scope, held, actor) =>
