@@ -190,10 +190,10 @@ export const changeWithId = (
       : pendingOps.has(first.op)
         ? pendingDetail
         : first.op === "undo"
-        ? "it is itself an undo"
-        : lines.some((line) => line.op === "undo" && found.some((done) => done.id === line.undoes))
-          ? "it was undone already"
-          : undefined
+          ? "it is itself an undo"
+          : lines.some((line) => line.op === "undo" && found.some((done) => done.id === line.undoes))
+            ? "it was undone already"
+            : undefined
   return why === undefined ? Result.succeed(found) : Result.fail(new NotUndoable({ file: first.file, detail: why }))
 }
 
