@@ -100,7 +100,7 @@ const readOnly = (
     before = type
     type = type.replace(/\([^()]*\)\s*=>/g, "=>") // a function's parameters
   }
-  if (/\w\[\]/.test(type) || MUTABLE.test(type.replace(/\bReadonly(?:Array|Map|Set)?</g, "<"))) return false
+  if (/\w\[\]/.test(type) || MUTABLE.test(type.replace(/\bReadonly(?:Array|Map|Set)?<(?:Record\b)?/g, "<"))) return false
   for (const block of type.match(/\{[^{}]*\}/g) ?? []) {
     for (const member of block.slice(1, -1).split(/[\n;,]/)) {
       if (/^\s*(?:[\w$]+\??\s*:|\[[^\]]*\]\s*:)/.test(member)) return false // a member without `readonly`
@@ -155,18 +155,7 @@ const moduleState = (file: string, types: ReadonlyMap<string, ReadonlyArray<stri
  * index`), to take out; nothing may be added. */
 const STATE_TO_TAKE_OUT: ReadonlyArray<string> = [
   "packages/core/src/Instruction.ts: const common",
-  "packages/core/src/Instruction.ts: const kindWords",
-  "packages/core/src/Lines.ts: const kindLabels",
-  "packages/core/src/MemoryEdit.ts: const keyed",
-  "packages/core/src/MemoryFile.ts: const cleanedNames",
-  "packages/core/src/Prompt.ts: export const languages",
-  "packages/core/src/Prompt.ts: const kinds",
-  "packages/core/src/Selection.ts: let index",
-  "packages/core/src/Selection.ts: const blocks",
-  "packages/core/src/internal/instructionText.ts: const printed",
-  "packages/core/src/internal/instructionText.ts: const lookAlike",
   "packages/core/src/internal/instructionText.ts: const base64Value",
-  "packages/core/src/internal/queryDates.ts: const monthNames",
   "packages/core/src/internal/queryDates.ts: const monthLeads"
 ]
 
@@ -178,22 +167,9 @@ const knownState = (at: string, known: string): boolean => {
 
 /** Modules over 400 lines that are being split, relative to the repository; nothing may be added. */
 const LONG_FOR_NOW: ReadonlyArray<string> = [
-  "packages/core/src/Errors.ts",
-  "packages/core/src/MemoryEdit.ts",
-  "packages/core/src/Selection.ts",
-  "packages/node/src/ConversationLog.ts",
-  "packages/node/src/FileTranscript.ts",
-  "packages/node/src/MemoryMcp.ts",
-  "packages/node/src/PromiseMemory.ts",
-  "packages/node/src/internal/cli/review.ts",
-  "packages/node/src/internal/cli/watch.ts",
   "packages/node/src/internal/panel/server.ts",
-  "packages/node/src/internal/panel/views.ts",
   "packages/review/src/MemoryStore.ts",
-  "packages/review/src/MemoryTools.ts",
-  "packages/review/src/internal/memoryRoot.ts",
-  "packages/review/src/internal/reviewRun.ts",
-  "packages/sql/src/internal/postgresRoot.ts"
+  "packages/review/src/internal/memoryRoot.ts"
 ]
 
 describe("the shape of the library", () => {

@@ -302,7 +302,7 @@ export const check = (text: string): Flag | undefined => {
 }
 
 /** What each kind of instruction is, for a sentence. */
-const kindWords: Record<Kind, string> = {
+const kindWords: Readonly<Record<Kind, string>> = {
   Override: "tells the agent to drop or replace its instructions",
   Imperative: "gives the agent an order",
   Command: "tells the agent to run a command or call a tool",

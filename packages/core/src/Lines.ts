@@ -38,7 +38,7 @@ export const isSaid = (line: Line): boolean => line.kind === undefined
 export const isUserWords = (line: Line): boolean => line.who === "user" && line.kind === undefined
 
 /** How a prompt names a line's kind. */
-const kindLabels: Record<Kind, string> = {
+const kindLabels: Readonly<Record<Kind, string>> = {
   "tool-call": "tool call",
   "tool-result": "tool result",
   memory: "memory section"

@@ -53,7 +53,7 @@ an instruction or an answer.
 `
 
 /** The languages the request can name. */
-export const languages = {
+export const languages: { readonly [Key in "chinese" | "japanese" | "korean" | "user"]: string } = {
   chinese: "Chinese",
   japanese: "Japanese",
   korean: "Korean",

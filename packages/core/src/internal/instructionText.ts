@@ -11,7 +11,13 @@ const invisible =
   /[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|\u034f|\u17b4|\u17b5/gu
 
 /** Quotes and dashes of print, as their ASCII forms. */
-const printed: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-" }
+const printed: Readonly<Record<string, string>> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u2013": "-"
+}
 
 /** The text as the rules read it, but for white space: each white space character a space. */
 const spread = (text: string): string =>
@@ -26,7 +32,7 @@ const spread = (text: string): string =>
 export const plain = (text: string): string => spread(text).replace(/ {2,}/gu, " ")
 
 /** Letters and digits that stand for Latin letters: leetspeak digits, and Cyrillic and Greek look-alikes. */
-const lookAlike: Record<string, string> = {
+const lookAlike: Readonly<Record<string, string>> = {
   "0": "o",
   "1": "i",
   "3": "e",

@@ -14,7 +14,7 @@ export interface Span {
   readonly everyYear: boolean
 }
 
-const monthNames = [
+const monthNames: ReadonlyArray<string> = [
   "january",
   "february",
   "march",
