@@ -100,7 +100,8 @@ const readOnly = (
     before = type
     type = type.replace(/\([^()]*\)\s*=>/g, "=>") // a function's parameters
   }
-  if (/\w\[\]/.test(type) || MUTABLE.test(type.replace(/\bReadonly(?:Array|Map|Set)?<(?:Record\b)?/g, "<"))) return false
+  if (/\w\[\]/.test(type) || MUTABLE.test(type.replace(/\bReadonly(?:Array|Map|Set)?<(?:Record\b)?/g, "<")))
+    return false
   for (const block of type.match(/\{[^{}]*\}/g) ?? []) {
     for (const member of block.slice(1, -1).split(/[\n;,]/)) {
       if (/^\s*(?:[\w$]+\??\s*:|\[[^\]]*\]\s*:)/.test(member)) return false // a member without `readonly`
