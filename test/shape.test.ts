@@ -173,6 +173,40 @@ const LONG_FOR_NOW: ReadonlyArray<string> = [
   "packages/review/src/internal/memoryRoot.ts"
 ]
 
+/** The members a service's shape (`Context.Service<Self, { … }>`) declares optional, as `file: name`. Only the shape's
+ * own members count: an optional field of an argument a method takes is a choice its caller has, not a method that may
+ * be missing. */
+const optionalMembersOf = (text: string, file: string): Array<string> => {
+  const found: Array<string> = []
+  const code = withoutComments(text)
+  for (const start of code.matchAll(/Context\.Service<\s*\w+\s*,\s*\{/g)) {
+    let depth = 1
+    let member = ""
+    for (let at = start.index + start[0].length; at < code.length && depth > 0; at++) {
+      const char = code[at]!
+      if (char === "{" || char === "(" || char === "[" || char === "<") depth++
+      else if (char === "}" || char === ")" || char === "]" || (char === ">" && code[at - 1] !== "=")) depth--
+      if (depth === 1 && char === "\n") {
+        const optional = /^\s*(?:readonly\s+)?([\w$]+)\?\s*:/.exec(member)
+        if (optional !== null) found.push(`${relative(repo, file)}: ${optional[1]}`)
+        member = ""
+      } else if (depth === 1) member += char
+    }
+  }
+  return found
+}
+
+/** What a package exports that lives under `internal/`: its `package.json` exports and its index's re-exports. */
+const internalExports = (name: string): Array<string> => {
+  const root = join(repo, "packages", name)
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { readonly exports?: unknown }
+  const exported = JSON.stringify(manifest.exports ?? {})
+    .split('"')
+    .filter((value) => value.includes("internal"))
+  const index = specifiers(join(root, "src", "index.ts")).filter((specifier) => specifier.includes("internal"))
+  return [...exported, ...index].map((found) => `${name}: ${found}`)
+}
+
 describe("the shape of the library", () => {
   it("the core and the services import nothing from node:", () => {
     for (const dir of packages.slice(0, 2)) {
@@ -255,6 +289,40 @@ describe("the shape of the library", () => {
       .map((file) => relative(repo, file))
       .filter((file) => !LONG_FOR_NOW.includes(file))
     assert.deepStrictEqual(long, [])
+  })
+
+  it("no service's shape has an optional member: a port's maker fills what a host leaves out", () => {
+    const optional = readdirSync(join(repo, "packages")).flatMap((name) =>
+      sources(join(repo, "packages", name, "src")).flatMap((file) =>
+        optionalMembersOf(readFileSync(file, "utf8"), file)
+      )
+    )
+    assert.deepStrictEqual(optional, [])
+  })
+
+  it("the optional member check finds a shape's own optional members and leaves its arguments' alone", () => {
+    const file = join(repo, "test", "example.ts")
+    const shape = (members: string) =>
+      `export class Port extends Context.Service<\n  Port,\n  {\n${members}\n  }\n>()("@mneme/Port") {}\n`
+    assert.deepStrictEqual(optionalMembersOf(shape("    readonly read?: () => Effect.Effect<string>"), file), [
+      "test/example.ts: read"
+    ])
+    assert.deepStrictEqual(optionalMembersOf(shape("    write?: (text: string) => Effect.Effect<void>"), file), [
+      "test/example.ts: write"
+    ])
+    const kept = [
+      "    readonly read: () => Effect.Effect<string>",
+      "    readonly list: (options?: {\n      readonly limit?: number\n    }) => Effect.Effect<Array<string>>",
+      "    /** A map<string, number> of names?: none */\n    readonly names: Map<string, number>",
+      "    readonly pick: (a: number) => Effect.Effect<{ readonly b?: string }>"
+    ]
+    for (const members of kept) assert.deepStrictEqual(optionalMembersOf(shape(members), file), [], members)
+  })
+
+  it("no package exports a module of its internal/ folder", () => {
+    const packagesAll = readdirSync(join(repo, "packages"))
+    assert.isAbove(packagesAll.length, 3)
+    assert.deepStrictEqual(packagesAll.flatMap(internalExports), [])
   })
 
   it("the cycle check finds a cycle where there is one", () => {
