@@ -552,4 +552,29 @@ describe('--agent "" is refused (issue 9)', () => {
     refused(["recall", "--agent", "  "])
     assert.isFalse(existsSync(memory))
   })
+
+  it("refuses an agent id that looks like a secret, which would name a folder and be written into the journal", () => {
+    const { memory, run } = folder()
+    const key = "sk-proj-AbCdEf0123456789AbCdEf0123"
+    for (const args of [
+      ["remember", "The user likes tea", "--agent", key],
+      ["review", "t.jsonl", "--model", "replay:none.jsonl", "--agent", `bot ${key}`],
+      ["show", "--json", "--agent", "ghp_0123456789abcdefABCDEF0123456789abcd"]
+    ]) {
+      const result = run(...args)
+      assert.strictEqual(result.code, 2, `${args.join(" ")}: ${result.stderr}`)
+      const refusal = /--agent.*an agent id that does not look like a secret \(a key, a token, a password\)/
+      assert.match(result.stderr, refusal)
+      if (args.includes("--json")) {
+        const { ok, error } = JSON.parse(result.stdout)
+        assert.deepStrictEqual([ok, error.tag], [false, "InvalidValue"])
+        assert.match(error.message, refusal)
+      } else assert.strictEqual(result.stdout, "")
+      assert.notInclude(result.stderr + result.stdout, key)
+      assert.notInclude(result.stderr + result.stdout, "0123456789abcdefABCDEF")
+    }
+    assert.isFalse(existsSync(memory))
+    assert.strictEqual(run("remember", "The user likes tea", "--agent", "sk-team").code, 0)
+    assert.isTrue(existsSync(join(memory, "agents", "sk-team", "MEMORY.md")))
+  })
 })

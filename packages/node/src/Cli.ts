@@ -9,6 +9,7 @@
  * names. With `--json` stdout holds one document whatever happens: a failure is `{"ok": false, "error": {tag,
  * message}}`, the message the same as on stderr.
  */
+import { Secret } from "@mneme/core"
 import { Cause, Console, Effect, Logger, PlatformError, References } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import {
@@ -74,7 +75,8 @@ const presenter = (json: boolean): CliOutput.Presenter => ({
   present: (event) => {
     switch (event._tag) {
       case "InvalidInvocation": {
-        const messages = event.errors.map((error) => error.message)
+        // A value the command line refused is quoted back, masked: it may be a key given in the wrong place.
+        const messages = event.errors.map((error) => Secret.redact(error.message))
         return Effect.andThen(
           Console.error(
             [
@@ -114,9 +116,12 @@ const tagOf = (error: unknown): string | undefined =>
 /** A failure in words: the command line's, the platform's (its path and what is wrong, never its own names), ours. */
 const explain = (error: unknown, typed: boolean): Failure => {
   if (CliError.isCliError(error)) {
-    if (error._tag !== "ShowHelp") return { tag: error._tag, message: error.message, code: ExitCode.usage }
+    if (error._tag !== "ShowHelp")
+      return { tag: error._tag, message: Secret.redact(error.message), code: ExitCode.usage }
     const first = error.errors[0]
-    if (first !== undefined) return { tag: first._tag, message: first.message, code: ExitCode.usage, presented: "all" }
+    if (first !== undefined) {
+      return { tag: first._tag, message: Secret.redact(first.message), code: ExitCode.usage, presented: "all" }
+    }
     return {
       tag: "UsageError",
       message: `no command given: use one of ${commandNames.join(", ")} (run "mneme --help" for usage)`,

@@ -3,7 +3,7 @@
  * (`--memory`, `--agent`, `--json`, `--verbose`), values that start with "-", output, and the memory store over
  * `--memory` (a folder, or a Postgres database) with the limits of the environment.
  */
-import { MaskedTaggedError, MemoryConfig, Scope } from "@mneme/core"
+import { MaskedTaggedError, MemoryConfig, Scope, Secret } from "@mneme/core"
 import { MemoryStore, ReviewState } from "@mneme/review"
 import { Config, Console, Data, Effect, FileSystem, Layer, Option, Path, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
@@ -99,6 +99,12 @@ export const mneme = Command.make("mneme").pipe(
       Flag.filter(
         (id) => id.trim() !== "",
         () => "an agent id that is not empty"
+      ),
+      Flag.filter(
+        (id) => !Secret.looksSecret(id),
+        () =>
+          "an agent id that does not look like a secret (a key, a token, a password): the id names the agent's " +
+          "folder and is written into its journal"
       ),
       Flag.withDescription("The agent whose memory to use"),
       Flag.withMetavar("ID"),
