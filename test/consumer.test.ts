@@ -10,15 +10,11 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { spawn, spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, delimiter, dirname, join, relative } from "node:path"
+import { schemaName } from "../packages/sql/test/fixtures/postgres.ts"
 import { repo, type Run, stubServer } from "./cliKit.ts"
-
-/** A UUID as letters only (each hex digit as `a`–`p`): a name of it never has a digit run that reads as a secret. */
-const lettersOf = (uuid: string): string =>
-  [...uuid.replaceAll("-", "")].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 16))).join("")
 
 const packages = ["core", "review", "node", "sql"] as const
 
@@ -174,7 +170,7 @@ describe("the installed mneme command", () => {
   })
 
   it("asks for @mneme/sql to use memory in Postgres, and uses it once installed", { timeout: 300_000 }, () => {
-    const schema = `mneme_consumer_${lettersOf(randomUUID())}`
+    const schema = schemaName("mneme_consumer")
     const url = `postgres://postgres@127.0.0.1:5432/test?schema=${schema}`
     const missing = mneme(project, "show", "--memory", url)
     assert.strictEqual(missing.code, 1, missing.stderr)

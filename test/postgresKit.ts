@@ -4,11 +4,7 @@
  */
 import { afterEach, assert } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { randomUUID } from "node:crypto"
-
-/** A UUID as letters only (each hex digit as `a`–`p`): a name of it never has a digit run that reads as a secret. */
-const lettersOf = (uuid: string): string =>
-  [...uuid.replaceAll("-", "")].map((digit) => String.fromCharCode(97 + Number.parseInt(digit, 16))).join("")
+import { schemaName } from "../packages/sql/test/fixtures/postgres.ts"
 
 /** Runs `statement` on the test database with psql; its output. */
 export const psql = (statement: string) => {
@@ -28,7 +24,7 @@ afterEach(() => {
 
 /** A Postgres root in a new schema of the test database, dropped after the test: its schema and `--memory` URL. */
 export const freshRoot = (scheme = "postgres") => {
-  const schema = `mneme_cli_${lettersOf(randomUUID())}`
+  const schema = schemaName("mneme_cli")
   schemas.push(schema)
   return { schema, url: `${scheme}://postgres@127.0.0.1:5432/test?schema=${schema}` }
 }
