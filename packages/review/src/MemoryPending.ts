@@ -101,34 +101,63 @@ export const records = (
     ...(op === "hold" ? { after: entry.text } : { before: entry.text })
   }))
 
-/** What holding `held` in a list of `entries` makes of it, within `max`: the list, what is new, what was dropped. */
-export const holding = (
+/**
+ * What a change does to a scope's pending list, planned over the list as read under the writer: the list after it, the
+ * entries it takes out and those it puts in (for a backend that keeps rows), its journal records, and what it gives.
+ */
+export interface Change<A> {
+  readonly next: ReadonlyArray<Held>
+  readonly gone: ReadonlyArray<Held>
+  readonly added: ReadonlyArray<Held>
+  readonly records: ReadonlyArray<JournalRecord>
+  readonly result: A
+}
+
+/**
+ * Holding `held` in the list `entries` of the scope folder `dir`, within `max`: each text not waiting already is added;
+ * the oldest are dropped to make room, each journaled as a rejection no one asked for. Gives how many dropped.
+ */
+export const holdChange = (
   entries: ReadonlyArray<Held>,
   held: ReadonlyArray<Held>,
-  max: number
-): {
-  readonly next: ReadonlyArray<Held>
-  readonly added: ReadonlyArray<Held>
-  readonly dropped: ReadonlyArray<Held>
-} => {
-  const added = held.filter(
+  options: { readonly max: number; readonly dir: string; readonly actor: Actor }
+): Change<number> => {
+  const { actor, dir, max } = options
+  const fresh = held.filter(
     (entry, i) =>
       !entries.some((kept) => kept.text === entry.text) && !held.slice(0, i).some((o) => o.text === entry.text)
   )
-  const all = [...entries, ...added]
+  const all = [...entries, ...fresh]
   const cut = Math.max(0, all.length - max)
-  return { next: all.slice(cut), added, dropped: all.slice(0, cut) }
+  const dropped = all.slice(0, cut)
+  return {
+    next: all.slice(cut),
+    gone: dropped.filter((entry) => entries.includes(entry)),
+    added: fresh.filter((entry) => !dropped.includes(entry)),
+    records: [
+      ...records(dir, "hold", fresh, actor),
+      ...records(dir, "reject", dropped, { actor: actor.actor, auto: true })
+    ],
+    result: dropped.length
+  }
 }
 
-/** The journal records of a hold: each entry held, then each dropped to make room (a rejection no one asked for). */
-export const holdRecords = (
-  dir: string,
-  change: { readonly added: ReadonlyArray<Held>; readonly dropped: ReadonlyArray<Held> },
-  actor: Actor
-): ReadonlyArray<JournalRecord> => [
-  ...records(dir, "hold", change.added, actor),
-  ...records(dir, "reject", change.dropped, { actor: actor.actor, auto: true })
-]
+/** Taking `taken` out of the list `entries` of the scope folder `dir`, as `decision`. Gives those that were there. */
+export const removeChange = (
+  entries: ReadonlyArray<Held>,
+  taken: ReadonlyArray<Held>,
+  decision: Decision,
+  dir: string
+): Change<ReadonlyArray<Held>> => {
+  const gone = entries.filter((entry) => taken.some((other) => same(entry, other)))
+  return {
+    next: entries.filter((entry) => !gone.includes(entry)),
+    gone,
+    added: [],
+    records: records(dir, decision.op, gone, { actor: decision.actor }),
+    result: gone
+  }
+}
 
 /** Warns that `dropped` entries of the scope were dropped to make room, when any were. */
 export const warnDropped = (scope: Scope.Scope, dropped: number, max: number): Effect.Effect<void> =>
@@ -155,25 +184,15 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
   })
 
   /**
-   * Reads the scope's entries under the writer and writes what `change` makes of them with its journal records, in one
-   * commit (nothing when unchanged).
+   * Reads the scope's entries under the writer and writes the list `plan` makes of them with its journal records, in
+   * one commit (nothing when unchanged).
    */
-  const change = <A>(
-    scope: Scope.Scope,
-    body: (
-      entries: ReadonlyArray<Held>,
-      dir: string
-    ) => {
-      readonly next: ReadonlyArray<Held>
-      readonly records: ReadonlyArray<JournalRecord>
-      readonly result: A
-    }
-  ) =>
+  const change = <A>(scope: Scope.Scope, plan: (entries: ReadonlyArray<Held>, dir: string) => Change<A>) =>
     root.write((writer: Writer) =>
       Effect.gen(function* () {
         const { dir } = yield* writer.read(scope, [])
         const { file, entries } = yield* readFile(dir)
-        const { next, records, result } = body(entries, dir)
+        const { next, records, result } = plan(entries, dir)
         if (next.length !== entries.length || next.some((entry, i) => !same(entry, entries[i]!))) {
           const content = next.length === 0 ? undefined : JSON.stringify({ version: 1, entries: next }, null, 2) + "\n"
           yield* writer.commit([{ file, content }], records)
@@ -186,19 +205,10 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
     list: (scope) =>
       Effect.flatMap(root.read(scope), ({ dir }) => readFile(dir)).pipe(Effect.map(({ entries }) => entries)),
     hold: (scope, held, actor) =>
-      change(scope, (entries, dir) => {
-        const made = holding(entries, held, settings.pendingMax)
-        return { next: made.next, records: holdRecords(dir, made, actor), result: made.dropped.length }
-      }).pipe(Effect.tap((dropped) => warnDropped(scope, dropped, settings.pendingMax))),
-    remove: (scope, taken, decision) =>
-      change(scope, (entries, dir) => {
-        const removed = entries.filter((entry) => taken.some((other) => same(entry, other)))
-        return {
-          next: entries.filter((entry) => !taken.some((other) => same(entry, other))),
-          records: records(dir, decision.op, removed, { actor: decision.actor }),
-          result: removed
-        }
-      })
+      change(scope, (entries, dir) => holdChange(entries, held, { max: settings.pendingMax, dir, actor })).pipe(
+        Effect.tap((dropped) => warnDropped(scope, dropped, settings.pendingMax))
+      ),
+    remove: (scope, taken, decision) => change(scope, (entries, dir) => removeChange(entries, taken, decision, dir))
   })
 })
 

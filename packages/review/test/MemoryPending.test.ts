@@ -67,6 +67,39 @@ const journaled = Effect.map(
     )
 )
 
+describe("a change to a pending list, planned once for both backends", () => {
+  const actor = { actor: "review", auto: true }
+  const [a, b, c, d] = [held("a", 1), held("b", 2), held("c", 3), held("d", 4)]
+
+  it("a hold adds each new text and drops the oldest past the bound, an entry held and dropped at once too", () => {
+    const change = MemoryPending.holdChange([a, b], [held("b", 5), c, d], { max: 1, dir: "team", actor })
+    assert.deepStrictEqual(change.next, [d])
+    assert.deepStrictEqual(change.gone, [a, b])
+    assert.deepStrictEqual(change.added, [d])
+    assert.strictEqual(change.result, 3)
+    assert.deepStrictEqual(
+      change.records.map((record) => [record.op, record.after ?? record.before, record.auto]),
+      [
+        ["hold", "c", true],
+        ["hold", "d", true],
+        ["reject", "a", true],
+        ["reject", "b", true],
+        ["reject", "c", true]
+      ]
+    )
+    assert.isTrue(change.records.every((record) => record.file === "team/pending.json"))
+  })
+
+  it("a removal takes out only the entries there, journaled as the person's decision", () => {
+    const change = MemoryPending.removeChange([a, b, c], [b, d], { op: "approve", actor: "ada" }, "team")
+    assert.deepStrictEqual([change.next, change.gone, change.added, change.result], [[a, c], [b], [], [b]])
+    assert.deepStrictEqual(
+      change.records.map((record) => [record.op, record.before, record.actor, record.auto]),
+      [["approve", "b", "ada", undefined]]
+    )
+  })
+})
+
 describe("the journal of the pending entries", () => {
   it.effect("has a line for each entry held, dropped, approved and rejected", () =>
     Effect.gen(function* () {

@@ -65,26 +65,18 @@ export const make = Effect.fnUntraced(function* (
     )
 
   /**
-   * Changes the scope's rows as the root's one writer: `body` is given its entries as they are under the lock, and
+   * Changes the scope's rows as the root's one writer: `plan` is given its entries as they are under the lock, and
    * says which rows go, which entries are added and what is journaled; all in the writer's transaction.
    */
   const change = <A>(
     scope: Scope.Scope,
-    body: (
-      entries: ReadonlyArray<Held>,
-      dir: string
-    ) => {
-      readonly gone: ReadonlyArray<Held>
-      readonly added: ReadonlyArray<Held>
-      readonly records: ReadonlyArray<MemoryRoot.JournalRecord>
-      readonly result: A
-    }
+    plan: (entries: ReadonlyArray<Held>, dir: string) => MemoryPending.Change<A>
   ) =>
     root.write((writer) =>
       Effect.gen(function* () {
         const dir = RootLayout.scopeDir(RootLayout.hash, scope)
         const rows = yield* rowsOf(dir)
-        const { gone, added, records, result } = body(
+        const { gone, added, records, result } = plan(
           rows.map((row) => row.entry),
           dir
         )
@@ -110,27 +102,15 @@ export const make = Effect.fnUntraced(function* (
         Effect.withSpan("MemoryPending.list")
       ),
     hold: (scope, held, actor) =>
-      change(scope, (entries, dir) => {
-        const made = MemoryPending.holding(entries, held, settings.pendingMax)
-        return {
-          gone: made.dropped.filter((entry) => entries.includes(entry)),
-          added: made.added.filter((entry) => !made.dropped.includes(entry)),
-          records: MemoryPending.holdRecords(dir, made, actor),
-          result: made.dropped.length
-        }
-      }).pipe(
+      change(scope, (entries, dir) =>
+        MemoryPending.holdChange(entries, held, { max: settings.pendingMax, dir, actor })
+      ).pipe(
         Effect.tap((dropped) => MemoryPending.warnDropped(scope, dropped, settings.pendingMax)),
         Effect.withSpan("MemoryPending.hold")
       ),
     remove: (scope, taken, decision) =>
-      change(scope, (entries, dir) => {
-        const removed = entries.filter((entry) => taken.some((other) => MemoryPending.same(entry, other)))
-        return {
-          gone: removed,
-          added: [],
-          records: MemoryPending.records(dir, decision.op, removed, { actor: decision.actor }),
-          result: removed
-        }
-      }).pipe(Effect.withSpan("MemoryPending.remove"))
+      change(scope, (entries, dir) => MemoryPending.removeChange(entries, taken, decision, dir)).pipe(
+        Effect.withSpan("MemoryPending.remove")
+      )
   })
 })
