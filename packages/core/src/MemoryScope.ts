@@ -1,6 +1,7 @@
 /**
  * Whose memory a file belongs to (docs/spec.md, "Words"): an agent's own, or the team's, which every agent reads. One type
- * for every part of mneme that names a scope.
+ * for every part of mneme that names a scope; `MemoryScope`, so that effect's `Scope` (a resource's lifetime) keeps its
+ * own name beside it.
  */
 
 /** An agent's own memory. */

@@ -141,7 +141,10 @@ export const targetsIn = (
       : members.map((member) => ({ conversationId, member }))
   )
 
-/** One review of a conversation (of one member, in a group), forced past the failure policy or not. */
+/**
+ * Review one target once: one review of a conversation (of one member, in a group), forced past the failure policy or
+ * not.
+ */
 export type ReviewOnce = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
 
 /** How a run of reviews until done ended: every review's outcome in order, and why it stopped early, if it did. */
@@ -158,8 +161,8 @@ export type UntilDoneOptions<E, R> = UntilDone.Options<E, R>
 export const untilDone = UntilDone.untilDone
 
 /**
- * The review itself, without the scheduling: for a host that schedules reviews its own way (a cluster entity per
- * conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
+ * Makes `ReviewOnce`, the review itself without the scheduling: for a host that schedules reviews its own way (a
+ * cluster entity per conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
  */
 export const reviewOnce = Effect.fnUntraced(function* (options: Options = {}) {
   const settings = yield* MemoryConfig.MemoryConfig
@@ -369,7 +372,7 @@ export class Reviewer extends Context.Service<
   {
     /** The settings in force when the review was built (the delay a turn end waits, among them). */
     readonly settings: MemoryConfig.Settings
-    /** One review, with the composition's failure policy. */
+    /** Review one target once, with the composition's failure policy. */
     readonly reviewOnce: ReviewOnce
   }
 >()("@mneme/review/MemoryReview/Reviewer") {}

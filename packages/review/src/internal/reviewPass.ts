@@ -124,9 +124,7 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
   const sizes = withinSizes(settings)
   const [own, team] = yield* Effect.all(
     [store.load(MemoryScope.own(input.agent.id), sizes), store.load(MemoryScope.team, sizes)],
-    {
-      concurrency: 2
-    }
+    { concurrency: 2 }
   )
   if (input.first) yield* warnOddFiles([own, team])
   const chosen = choose(own, team, input.lines, settings, services.chooser)
