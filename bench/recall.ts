@@ -23,7 +23,7 @@
  * And, with or without a LoCoMo file, hostile queries and a hostile entry of 1k to 1M characters, with the slope.
  */
 import { NodeServices } from "@effect/platform-node"
-import { Entry, Lines, MemoryConfig, Recall, Scope, Selection, Text } from "@mneme/core"
+import { Entry, Lines, MemoryConfig, MemoryScope, Recall, Selection, Text } from "@mneme/core"
 import { NodePlatform } from "@mneme/node"
 import { Memory, MemoryStore, MemoryTools, ReviewModel } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
@@ -257,14 +257,14 @@ const searchAlone = async (
 ) => {
   const views = await runtime.runPromise(
     Effect.flatMap(MemoryStore.MemoryStore, (store) =>
-      Effect.all([store.load(Scope.own("a1")), store.load(Scope.team)])
+      Effect.all([store.load(MemoryScope.own("a1")), store.load(MemoryScope.team)])
     )
   )
   const indexes = views.flatMap((view) =>
     view.files.map((file) =>
       Recall.index(
         file.parsed.entries.map((entry) => ({
-          scope: Scope.side(view.scope),
+          scope: MemoryScope.side(view.scope),
           topic: file.topic,
           text: entry.text,
           meta: entry.meta
@@ -435,7 +435,7 @@ export const suite: Suite = async (options: Options) => {
           for (const turn of session.turns) {
             const outcome = yield* store
               .add({
-                scope: Scope.own("a1"),
+                scope: MemoryScope.own("a1"),
                 topic: `session-${session.number}`,
                 text: turn.text,
                 meta: [
@@ -451,7 +451,7 @@ export const suite: Suite = async (options: Options) => {
       })
     )
     const stored = await memory.runtime.runPromise(
-      Effect.flatMap(MemoryStore.MemoryStore, (store) => store.load(Scope.own("a1")))
+      Effect.flatMap(MemoryStore.MemoryStore, (store) => store.load(MemoryScope.own("a1")))
     )
     const entries = stored.files.flatMap((file) => file.parsed.entries)
     const idOf = new Map<string, string>()

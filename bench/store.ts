@@ -7,7 +7,7 @@
  * load, a stat of each file of the scope (what seeing that nothing changed costs at least).
  */
 import { NodeServices } from "@effect/platform-node"
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { NodePlatform } from "@mneme/node"
 import { FileRoot, MemoryStore } from "@mneme/review"
 import { Effect, Layer, Logger, ManagedRuntime } from "effect"
@@ -42,7 +42,7 @@ const fill = (head: string, size: number, room: number, make: (i: number) => str
 const warmUp = 150
 const rounds = 100
 const topics = Array.from({ length: 40 }, (_, i) => `topic-${String(i).padStart(2, "0")}`)
-const scope = Scope.own("full")
+const scope = MemoryScope.own("full")
 
 /** A root holding the full scope of the agent "full", and a nearly full team MEMORY.md. */
 const fullRoot = (): string => {
@@ -175,14 +175,14 @@ export const suite: Suite = async () => {
     await run(
       store.apply([
         { op: "add", scope, topic: "topic-30", text: kept.topic, actor: "bench" },
-        { op: "add", scope: Scope.team, text: kept.team, actor: "bench" }
+        { op: "add", scope: MemoryScope.team, text: kept.team, actor: "bench" }
       ])
     )
     const changes = (i: number): ReadonlyArray<MemoryStore.Change> => [
       { op: "add", scope, text: `Batch fact ${i} one`, actor: "bench" },
       { op: "add", scope, topic: "topic-03", text: `Batch fact ${i} two`, actor: "bench" },
       { op: "add", scope, topic: "topic-11", text: `Batch fact ${i} three`, actor: "bench" },
-      { op: "add", scope: Scope.team, text: `Batch fact ${i} four`, actor: "bench" },
+      { op: "add", scope: MemoryScope.team, text: `Batch fact ${i} four`, actor: "bench" },
       { op: "replace", scope, match: fact(1), exact: true, text: `Batch fact ${i} five`, actor: "bench" },
       {
         op: "replace",
@@ -194,13 +194,13 @@ export const suite: Suite = async () => {
         actor: "bench"
       },
       { op: "remove", scope, topic: "topic-30", match: kept.topic, exact: true, actor: "bench" },
-      { op: "remove", scope: Scope.team, match: kept.team, exact: true, actor: "bench" }
+      { op: "remove", scope: MemoryScope.team, match: kept.team, exact: true, actor: "bench" }
     ]
     const reverse = (i: number): ReadonlyArray<MemoryStore.Change> => [
       { op: "remove", scope, match: `Batch fact ${i} one`, exact: true, actor: "bench" },
       { op: "remove", scope, topic: "topic-03", match: `Batch fact ${i} two`, exact: true, actor: "bench" },
       { op: "remove", scope, topic: "topic-11", match: `Batch fact ${i} three`, exact: true, actor: "bench" },
-      { op: "remove", scope: Scope.team, match: `Batch fact ${i} four`, exact: true, actor: "bench" },
+      { op: "remove", scope: MemoryScope.team, match: `Batch fact ${i} four`, exact: true, actor: "bench" },
       { op: "replace", scope, match: `Batch fact ${i} five`, exact: true, text: fact(1), actor: "bench" },
       {
         op: "replace",
@@ -212,7 +212,7 @@ export const suite: Suite = async () => {
         actor: "bench"
       },
       { op: "add", scope, topic: "topic-30", text: kept.topic, actor: "bench" },
-      { op: "add", scope: Scope.team, text: kept.team, actor: "bench" }
+      { op: "add", scope: MemoryScope.team, text: kept.team, actor: "bench" }
     ]
     const batch: Array<number> = []
     const bareBatch: Array<number> = []

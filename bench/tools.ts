@@ -6,7 +6,7 @@
  * (`MemorySection.render`), held to 2 ms. The goals are in each figure's note.
  */
 import { NodeServices } from "@effect/platform-node"
-import { MemoryConfig, MemorySection, Recall, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope, MemorySection, Recall } from "@mneme/core"
 import { NodePlatform } from "@mneme/node"
 import { Memory, MemoryPrompt, MemoryStore, MemoryTools, ReviewModel } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
@@ -55,13 +55,13 @@ export const suite: Suite = async () => {
     )
     const scopes = await runtime.runPromise(
       Effect.flatMap(MemoryStore.MemoryStore, (store) =>
-        Effect.all([store.load(Scope.own("a1")), store.load(Scope.team)])
+        Effect.all([store.load(MemoryScope.own("a1")), store.load(MemoryScope.team)])
       )
     )
     const candidates = scopes.flatMap((stored) =>
       stored.files.flatMap((file) =>
         file.parsed.entries.map((entry) => ({
-          scope: Scope.side(stored.scope),
+          scope: MemoryScope.side(stored.scope),
           topic: file.topic,
           text: entry.text,
           meta: entry.meta
@@ -75,7 +75,7 @@ export const suite: Suite = async () => {
         stored.files.map((file) =>
           Recall.index(
             file.parsed.entries.map((entry) => ({
-              scope: Scope.side(stored.scope),
+              scope: MemoryScope.side(stored.scope),
               topic: file.topic,
               text: entry.text,
               meta: entry.meta

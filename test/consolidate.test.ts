@@ -5,7 +5,7 @@
  * change, and at most one runs per scope per `consolidateEvery` (the test clock's).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Consolidation, ModelError, Scope } from "@mneme/core"
+import { Consolidation, MemoryScope, ModelError } from "@mneme/core"
 import { MemoryReview, MemoryStore, ReviewOutcome, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Effect } from "effect"
@@ -13,7 +13,7 @@ import { TestClock } from "effect/testing"
 import * as Kit from "./reviewKit.ts"
 
 const memoryFile = "agents/a1/MEMORY.md"
-const own = Scope.own(Kit.agent.id)
+const own = MemoryScope.own(Kit.agent.id)
 
 const facts = [
   "The user likes tea",

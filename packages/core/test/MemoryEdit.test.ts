@@ -5,13 +5,13 @@ import { NotText, StorageError } from "../src/Errors.ts"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
 import * as MemoryEdit from "../src/MemoryEdit.ts"
 import * as MemoryFile from "../src/MemoryFile.ts"
-import * as Scope from "../src/Scope.ts"
+import * as MemoryScope from "../src/MemoryScope.ts"
 import * as Text from "../src/Text.ts"
 
-const own = Scope.own("ada")
+const own = MemoryScope.own("ada")
 const dir = "agents/ada"
 const today = "2026-11-06"
-const context = (overrides: Partial<MemoryConfig.Settings> = {}): MemoryEdit.Context => ({
+const context = (overrides: Partial<MemoryConfig.Settings> = {}): MemoryEdit.EditSettings => ({
   settings: MemoryConfig.make(overrides),
   today
 })
@@ -20,7 +20,11 @@ const actor = { actor: "t" } as const
 /** A scope as read from `contents` (file name → text; MEMORY.md missing unless given), and `unreadable` topics. */
 const scopeOf = (
   contents: { readonly [name: string]: string },
-  options: { readonly scope?: Scope.Scope; readonly dir?: string; readonly unreadable?: ReadonlyArray<string> } = {}
+  options: {
+    readonly scope?: MemoryScope.MemoryScope
+    readonly dir?: string
+    readonly unreadable?: ReadonlyArray<string>
+  } = {}
 ): MemoryEdit.Files => {
   const folder = options.dir ?? dir
   const file = (name: string, topic: string | undefined): MemoryEdit.File => {
@@ -390,7 +394,7 @@ describe("replace and remove", () => {
 
 describe("a batch", () => {
   it("plans each change against what the earlier ones left, and writes each file once", () => {
-    const team = scopeOf({}, { scope: Scope.team, dir: "team" })
+    const team = scopeOf({}, { scope: MemoryScope.team, dir: "team" })
     const { draft, results } = batch(
       [scopeOf({}), team],
       [
@@ -399,7 +403,7 @@ describe("a batch", () => {
         add("first"),
         add("about pets", "pets"),
         replace("second", "second, edited"),
-        { op: "add", scope: Scope.team, text: "for the team", ...actor },
+        { op: "add", scope: MemoryScope.team, text: "for the team", ...actor },
         remove("nothing here")
       ]
     )

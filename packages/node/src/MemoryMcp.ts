@@ -12,7 +12,7 @@
  * the turn ended, so the background review runs as in a host: debounced, one at a time, bounded by the failure policy.
  * MCP says nothing of a model's turns, so each tool call is a turn of its own for `toolWritesPerTurn`.
  */
-import { Lines, MemoryConfig, Scope, type StorageError, type TranscriptError } from "@mneme/core"
+import { Lines, MemoryConfig, MemoryScope, type StorageError, type TranscriptError } from "@mneme/core"
 import {
   FileRoot,
   Memory,
@@ -143,7 +143,7 @@ const handlersLayer = (
           })),
         show: () =>
           Effect.gen(function* () {
-            const [own, team] = yield* Effect.all([store.load(Scope.own(agent)), store.load(Scope.team)], {
+            const [own, team] = yield* Effect.all([store.load(MemoryScope.own(agent)), store.load(MemoryScope.team)], {
               concurrency: "unbounded"
             })
             const lastReview = yield* review.lastReview(agent)

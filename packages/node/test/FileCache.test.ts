@@ -7,7 +7,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { FileRoot, MemoryStore, Platform } from "@mneme/review"
 import { Effect, FileSystem, Layer, Result } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
@@ -44,7 +44,7 @@ const storeOver = (root: string, platform: (typeof platforms)[number][1], reads:
   )
 
 const teamTexts = Effect.map(
-  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.load(Scope.team)),
+  Effect.flatMap(MemoryStore.MemoryStore, (store) => store.load(MemoryScope.team)),
   (scope) => scope.files[0]!.parsed.entries.map((entry) => entry.text)
 )
 

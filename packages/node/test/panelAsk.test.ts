@@ -5,7 +5,7 @@
  * left out.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Answer, MemoryConfig, MemoryFile, Scope, Text } from "@mneme/core"
+import { Answer, MemoryConfig, MemoryFile, MemoryScope, Text } from "@mneme/core"
 import type { MemoryRoot } from "@mneme/review"
 import { Effect } from "effect"
 import * as Ask from "../src/internal/panel/ask.ts"
@@ -21,7 +21,7 @@ const stored = (file: string, topic: string | undefined, content: string): Memor
 })
 
 const own: MemoryRoot.StoredScope = {
-  scope: Scope.own("ada"),
+  scope: MemoryScope.own("ada"),
   dir: "agents/ada",
   files: [
     stored(
@@ -35,7 +35,7 @@ const own: MemoryRoot.StoredScope = {
 }
 
 const team: MemoryRoot.StoredScope = {
-  scope: Scope.team,
+  scope: MemoryScope.team,
   dir: "team",
   files: [stored("team/MEMORY.md", undefined, "# Memory\n\n- The team ships on Fridays\n")],
   unreadable: []
@@ -103,7 +103,7 @@ describe("panel ask", () => {
       )
       assert.deepStrictEqual(proposal.changes[1]!.change, {
         op: "replace",
-        scope: Scope.own("ada"),
+        scope: MemoryScope.own("ada"),
         match: "Ada's key is sk-proj-abcdefghijklmnopqrstuvwx0123",
         exact: true,
         text: "Ada keeps keys in a vault",
@@ -111,7 +111,7 @@ describe("panel ask", () => {
       })
       assert.deepStrictEqual(proposal.changes[2]!.change, {
         op: "add",
-        scope: Scope.team,
+        scope: MemoryScope.team,
         topic: "work-history",
         text: "Ada now works at Globex",
         actor: "person"

@@ -13,8 +13,8 @@ import {
   type MalformedAnswer,
   MemoryConfig,
   MemoryEdit,
+  MemoryScope,
   type ModelError,
-  Scope,
   type StorageError,
   type UnlistedEntry,
   Vet
@@ -82,11 +82,11 @@ interface Step {
 /** Consolidates the MEMORY.md of `scope`, within the bound unless forced. */
 export const consolidate = Effect.fnUntraced(function* (
   services: Services,
-  scope: Scope.Scope,
+  scope: MemoryScope.MemoryScope,
   options: Options = {}
 ): Effect.fn.Return<Result, ConsolidationError> {
   const { settings, store, state, model } = services
-  const side = Scope.side(scope)
+  const side = MemoryScope.side(scope)
   // Only as much of a file past its size is read as is shown of it: such a file (edited by hand) is a person's to trim.
   const glance = yield* store.load(scope, withinSizes(settings))
   const shown = memoryOf(glance.files)
@@ -188,7 +188,7 @@ export const consolidate = Effect.fnUntraced(function* (
   steps.sort((a, b) => rank[a.landed._tag] - rank[b.landed._tag])
   // Planned first over the files as read: a step any of whose changes cannot be made is left out whole, so a move
   // whose topic cannot take the entry never removes it from MEMORY.md.
-  const context: MemoryEdit.Context = { settings, today: yield* MemoryRecall.today(settings.timeZone) }
+  const context: MemoryEdit.EditSettings = { settings, today: yield* MemoryRecall.today(settings.timeZone) }
   const trial = (kept: ReadonlyArray<Step>) =>
     MemoryEdit.planAll(
       MemoryEdit.start([loaded]),
@@ -250,7 +250,7 @@ export const consolidate = Effect.fnUntraced(function* (
  * journaled with `actor`; `dryRun` writes nothing.
  */
 export const byHand = Effect.fnUntraced(function* (
-  scope: Scope.Scope,
+  scope: MemoryScope.MemoryScope,
   options: { readonly dryRun: boolean; readonly actor: string }
 ) {
   const services: Services = {

@@ -9,7 +9,7 @@
  * (`FileRoot.layer` provides this service beside the root), the Postgres backend's in `@mneme/sql`; a review over a
  * backend without this service leaves what it would hold out.
  */
-import { MemoryConfig, ReadFailed, Scope, type StorageError } from "@mneme/core"
+import { MemoryConfig, MemoryScope, ReadFailed, type StorageError } from "@mneme/core"
 import { Context, Effect, Path, Result, Schema } from "effect"
 import { readFailed, storageError } from "./internal/files.ts"
 import type { Actor, JournalRecord, MemoryRoot, Writer } from "./MemoryRoot.ts"
@@ -63,19 +63,19 @@ export class MemoryPending extends Context.Service<
   MemoryPending,
   {
     /** The scope's entries waiting for a person, oldest first. */
-    readonly list: (scope: Scope.Scope) => Effect.Effect<ReadonlyArray<Held>, StorageError>
+    readonly list: (scope: MemoryScope.MemoryScope) => Effect.Effect<ReadonlyArray<Held>, StorageError>
     /**
      * Holds `entries` in the scope, within `pendingMax` (the oldest dropped, with a warning), journaled as `actor`'s;
      * gives how many dropped.
      */
     readonly hold: (
-      scope: Scope.Scope,
+      scope: MemoryScope.MemoryScope,
       entries: ReadonlyArray<Held>,
       actor: Actor
     ) => Effect.Effect<number, StorageError>
     /** Takes `entries` out of the scope, journaled as `decision`; gives those that were there. */
     readonly remove: (
-      scope: Scope.Scope,
+      scope: MemoryScope.MemoryScope,
       entries: ReadonlyArray<Held>,
       decision: Decision
     ) => Effect.Effect<ReadonlyArray<Held>, StorageError>
@@ -160,10 +160,10 @@ export const removeChange = (
 }
 
 /** Warns that `dropped` entries of the scope were dropped to make room, when any were. */
-export const warnDropped = (scope: Scope.Scope, dropped: number, max: number): Effect.Effect<void> =>
+export const warnDropped = (scope: MemoryScope.MemoryScope, dropped: number, max: number): Effect.Effect<void> =>
   dropped === 0
     ? Effect.void
-    : Effect.logWarning(droppedWarning).pipe(Effect.annotateLogs({ scope: Scope.side(scope), dropped, max }))
+    : Effect.logWarning(droppedWarning).pipe(Effect.annotateLogs({ scope: MemoryScope.side(scope), dropped, max }))
 
 /** The pending entries of the files backend `root` (a folder), through its one writer. */
 export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
@@ -187,7 +187,7 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
    * Reads the scope's entries under the writer and writes the list `plan` makes of them with its journal records, in
    * one commit (nothing when unchanged).
    */
-  const change = <A>(scope: Scope.Scope, plan: (entries: ReadonlyArray<Held>, dir: string) => Change<A>) =>
+  const change = <A>(scope: MemoryScope.MemoryScope, plan: (entries: ReadonlyArray<Held>, dir: string) => Change<A>) =>
     root.write((writer: Writer) =>
       Effect.gen(function* () {
         const { dir } = yield* writer.read(scope, [])
@@ -229,7 +229,7 @@ export interface Decided {
 export const approve = Effect.fnUntraced(function* (
   store: MemoryStore["Service"],
   pending: MemoryPending["Service"],
-  scope: Scope.Scope,
+  scope: MemoryScope.MemoryScope,
   entries: ReadonlyArray<Held>,
   actor: string
 ) {
@@ -259,7 +259,7 @@ export const approve = Effect.fnUntraced(function* (
 /** Drops `entries` of the scope's pending list, writing nothing to memory; journaled as the `actor`'s. */
 export const reject = Effect.fnUntraced(function* (
   pending: MemoryPending["Service"],
-  scope: Scope.Scope,
+  scope: MemoryScope.MemoryScope,
   entries: ReadonlyArray<Held>,
   actor: string
 ) {

@@ -6,7 +6,7 @@
  * holds while memory changes underneath; the next session sees the new memory. The settings are read once, when the
  * layer is built.
  */
-import { MemoryConfig, type MemoryFile, MemorySection, Scope, type StorageError } from "@mneme/core"
+import { MemoryConfig, type MemoryFile, MemoryScope, MemorySection, type StorageError } from "@mneme/core"
 import { Context, Effect, Layer } from "effect"
 import { Agents } from "./Agents.ts"
 import { MemoryStore, type ScopeView } from "./MemoryStore.ts"
@@ -67,7 +67,7 @@ const make = Effect.gen(function* () {
 
   /** The agent's section as memory is now, and the scopes it was rendered from. */
   const render = Effect.fnUntraced(function* (agentId: string) {
-    const [own, team] = yield* Effect.all([store.load(Scope.own(agentId)), store.load(Scope.team)], {
+    const [own, team] = yield* Effect.all([store.load(MemoryScope.own(agentId)), store.load(MemoryScope.team)], {
       concurrency: "unbounded"
     })
     const agent = yield* agents.get(agentId)

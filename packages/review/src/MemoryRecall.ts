@@ -5,7 +5,7 @@
  * nothing with it. A caller that recalls again and again holds `Indexes`, which keep each file's search index while the
  * file is unchanged.
  */
-import { BadTopic, Entry, NoSuchTopic, Recall, Scope, type StorageError, Topic } from "@mneme/core"
+import { BadTopic, Entry, MemoryScope, NoSuchTopic, Recall, type StorageError, Topic } from "@mneme/core"
 import { Clock, DateTime, Effect, Option } from "effect"
 import * as Candidates from "./internal/candidates.ts"
 import * as RecallIndex from "./internal/recallIndex.ts"
@@ -54,7 +54,7 @@ export type Indexes = RecallIndex.Indexes
 export const indexes = (): Indexes => RecallIndex.make()
 
 /** The files of a scope with the side they are of: MEMORY.md first, then its topics by name. */
-const filesOf = (stored: ScopeView) => stored.files.map((file) => ({ side: Scope.side(stored.scope), file }))
+const filesOf = (stored: ScopeView) => stored.files.map((file) => ({ side: MemoryScope.side(stored.scope), file }))
 
 const found = (entry: Recall.Candidate, score = 0): Found => ({
   scope: entry.scope,
@@ -118,7 +118,7 @@ export const recall = Effect.fn("MemoryRecall.recall")(function* (
   kept: Indexes = indexes()
 ): Effect.fn.Return<Recalled, BadTopic | NoSuchTopic | StorageError, MemoryStore> {
   const store = yield* MemoryStore
-  const wanted = input.teamOnly === true ? [Scope.team] : [Scope.own(input.agentId), Scope.team]
+  const wanted = input.teamOnly === true ? [MemoryScope.team] : [MemoryScope.own(input.agentId), MemoryScope.team]
   const scopes = yield* Effect.forEach(wanted, (scope) => store.load(scope), { concurrency: "unbounded" })
   const topic = input.topic === undefined ? undefined : yield* topicIn(input.topic, scopes)
   const all = scopes.flatMap(filesOf)

@@ -21,7 +21,7 @@ import {
   SubscriptionRef
 } from "effect"
 import { Agents } from "./Agents.ts"
-import { makeReview } from "./internal/reviewRun.ts"
+import * as ReviewRun from "./internal/reviewRun.ts"
 import * as UntilDone from "./internal/untilDone.ts"
 import { MemoryPending } from "./MemoryPending.ts"
 import type { LastReview } from "./MemoryRoot.ts"
@@ -141,8 +141,11 @@ export const targetsIn = (
       : members.map((member) => ({ conversationId, member }))
   )
 
-/** One review of a conversation (of one member, in a group), forced past the failure policy or not. */
-export type Review = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
+/**
+ * Review one target once: one review of a conversation (of one member, in a group), forced past the failure policy or
+ * not.
+ */
+export type ReviewOnce = (target: ReviewOutcome.Target, force: boolean) => Effect.Effect<Outcome>
 
 /** How a run of reviews until done ended: every review's outcome in order, and why it stopped early, if it did. */
 export type Done = UntilDone.Done
@@ -158,17 +161,17 @@ export type UntilDoneOptions<E, R> = UntilDone.Options<E, R>
 export const untilDone = UntilDone.untilDone
 
 /**
- * The review itself, without the scheduling: for a host that schedules reviews its own way (a cluster entity per
- * conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
+ * Makes `ReviewOnce`, the review itself without the scheduling: for a host that schedules reviews its own way (a
+ * cluster entity per conversation) and keeps to one review at a time per conversation. Reads `MemoryConfig` once, now.
  */
-export const reviewer = Effect.fnUntraced(function* (options: Options = {}) {
+export const reviewOnce = Effect.fnUntraced(function* (options: Options = {}) {
   const settings = yield* MemoryConfig.MemoryConfig
   const state = yield* ReviewState
   const tracker = yield* Backoff.make(options.policy ?? Backoff.policy(settings.failuresMax), {
     load: state.failure,
     save: state.setFailure
   })
-  const review: Review = makeReview({
+  const review: ReviewOnce = ReviewRun.reviewOnce({
     settings,
     store: yield* MemoryStore,
     state,
@@ -188,7 +191,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const store = yield* MemoryStore
   const state = yield* ReviewState
   const transcript = yield* Transcript
-  const review = yield* reviewer(options)
+  const review = yield* reviewOnce(options)
   const oneAtATime = yield* Semaphore.make(1)
   const pending = yield* SubscriptionRef.make<Pending>(idle)
   // Closing the service interrupts the worker, then the waiting timers (the FiberMap's), then nothing waits any more.
@@ -369,8 +372,8 @@ export class Reviewer extends Context.Service<
   {
     /** The settings in force when the review was built (the delay a turn end waits, among them). */
     readonly settings: MemoryConfig.Settings
-    /** One review, with the composition's failure policy. */
-    readonly review: Review
+    /** Review one target once, with the composition's failure policy. */
+    readonly reviewOnce: ReviewOnce
   }
 >()("@mneme/review/MemoryReview/Reviewer") {}
 
@@ -382,6 +385,6 @@ export const reviewerLayer = (
     Reviewer,
     Effect.gen(function* () {
       const settings = yield* MemoryConfig.MemoryConfig
-      return Reviewer.of({ settings, review: yield* reviewer(options) })
+      return Reviewer.of({ settings, reviewOnce: yield* reviewOnce(options) })
     })
   )

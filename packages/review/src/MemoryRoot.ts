@@ -7,7 +7,7 @@
  *
  * The files backend is `FileRoot.layer({ root })`.
  */
-import { Backoff, type MemoryEdit, MemoryFile, type Scope, StaleCursor, type StorageError } from "@mneme/core"
+import { Backoff, type MemoryEdit, MemoryFile, type MemoryScope, StaleCursor, type StorageError } from "@mneme/core"
 import { Context, DateTime, Effect, Random, Schema } from "effect"
 
 /** Who makes a change: "review", "agent", "person", "cli", a host's name; `auto` when no one asked for it. */
@@ -280,7 +280,10 @@ export interface Writer {
    * its MEMORY.md and those of the topics it has (what a change that names its files needs), nothing else of it looked
    * at.
    */
-  readonly read: (scope: Scope.Scope, topics?: ReadonlyArray<string>) => Effect.Effect<StoredScope, StorageError>
+  readonly read: (
+    scope: MemoryScope.MemoryScope,
+    topics?: ReadonlyArray<string>
+  ) => Effect.Effect<StoredScope, StorageError>
   /**
    * Makes one change: writes each file once (atomically) and appends its journal records in one write; all of it lands,
    * or none of it (with the rest of the open transaction, if any); a change is never made without its journal lines.
@@ -333,7 +336,7 @@ export class MemoryRoot extends Context.Service<
      * Reads a scope outside the writer (each file whole unless `options.within` says otherwise; a file a person changed
      * is always read again).
      */
-    readonly read: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<StoredScope, StorageError>
+    readonly read: (scope: MemoryScope.MemoryScope, options?: ReadOptions) => Effect.Effect<StoredScope, StorageError>
     /**
      * Runs `body` as the root's only writer, in this process and across processes; not interrupted midway. Inside an open
      * `transaction`, joins it: the writer is the transaction's, its commits staged.
@@ -350,7 +353,7 @@ export class MemoryRoot extends Context.Service<
     /** The journal's lines, oldest first: the last `limit`, of one scope when given. */
     readonly journal: (options?: {
       readonly limit?: number | undefined
-      readonly scope?: Scope.Scope | undefined
+      readonly scope?: MemoryScope.MemoryScope | undefined
     }) => Effect.Effect<ReadonlyArray<JournalLine>, StorageError>
     /** The agents' folders of the root. */
     readonly agents: Effect.Effect<ReadonlyArray<AgentFolder>, StorageError>

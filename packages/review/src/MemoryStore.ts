@@ -11,9 +11,9 @@ import {
   MemoryConfig,
   MemoryEdit,
   type MemoryFull,
+  MemoryScope,
   type NoMatch,
   type NotUndoable,
-  Scope,
   type StorageError,
   type TooManyTopics
 } from "@mneme/core"
@@ -90,7 +90,7 @@ export interface ApplyOptions {
 
 /** What `undo` takes: the scope, and the last `count` changes of it (1 when neither is given) or the change `id`. */
 export interface UndoInput extends Actor {
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly count?: number | undefined
   readonly id?: string | undefined
 }
@@ -102,7 +102,7 @@ export interface UndoInput extends Actor {
 export type PurgeInput = Actor &
   (
     | {
-        readonly scope: Scope.Scope
+        readonly scope: MemoryScope.MemoryScope
         readonly topic?: string | undefined
         readonly match: string
         readonly exact?: boolean | undefined
@@ -165,11 +165,11 @@ const settled = (batch: MemoryEdit.Batch) => {
  */
 const filesOf = (
   changes: ReadonlyArray<MemoryEdit.Prepared>,
-  scope: Scope.Scope
+  scope: MemoryScope.MemoryScope
 ): ReadonlyArray<string> | undefined => {
   const topics = new Set<string>()
   for (const { change, topic } of changes) {
-    if (!Scope.equals(change.scope, scope)) continue
+    if (!MemoryScope.equals(change.scope, scope)) continue
     if (change.op === "add") return undefined
     if (topic !== undefined) topics.add(topic)
   }
@@ -188,12 +188,12 @@ const make = Effect.gen(function* () {
     return DateTime.formatIsoDate(inZone === undefined ? now : DateTime.setZone(now, inZone))
   })
 
-  const load = Effect.fn("MemoryStore.load")(function* (scope: Scope.Scope, options?: ReadOptions) {
+  const load = Effect.fn("MemoryStore.load")(function* (scope: MemoryScope.MemoryScope, options?: ReadOptions) {
     return viewOf(yield* root.read(scope, options))
   })
 
   const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, options?: ApplyOptions) {
-    const context: MemoryEdit.Context = { settings, today: yield* today }
+    const context: MemoryEdit.EditSettings = { settings, today: yield* today }
     const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
     const ready = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success] : []))
     const scopes = ready.map((change) => change.change.scope)
@@ -202,7 +202,9 @@ const make = Effect.gen(function* () {
     }
     return yield* root.write((writer) =>
       Effect.gen(function* () {
-        const distinct = scopes.filter((scope, i) => scopes.findIndex((other) => Scope.equals(other, scope)) === i)
+        const distinct = scopes.filter(
+          (scope, i) => scopes.findIndex((other) => MemoryScope.equals(other, scope)) === i
+        )
         const read = yield* Effect.forEach(distinct, (scope) => writer.read(scope, filesOf(ready, scope)), {
           concurrency: "unbounded"
         })
@@ -267,11 +269,11 @@ const make = Effect.gen(function* () {
     const scopes =
       "conversation" in input
         ? [
-            Scope.team,
-            ...(yield* root.agents).flatMap(({ agentId }) => (agentId === undefined ? [] : [Scope.own(agentId)]))
+            MemoryScope.team,
+            ...(yield* root.agents).flatMap(({ agentId }) => (agentId === undefined ? [] : [MemoryScope.own(agentId)]))
           ]
         : [input.scope]
-    const context: MemoryEdit.Context = { settings, today: yield* today }
+    const context: MemoryEdit.EditSettings = { settings, today: yield* today }
     // One unit of work: the files, the purge's journal lines and the erased review state land together.
     return yield* root.transaction(
       root.write((writer) =>
@@ -323,7 +325,9 @@ const make = Effect.gen(function* () {
           }
           // The history first: a purge stopped after it leaves the entries in place, and can be made again.
           const erased = yield* writer.erase(texts)
-          const dirs = read.filter((stored) => removed.some((outcome) => Scope.equals(outcome.scope, stored.scope)))
+          const dirs = read.filter((stored) =>
+            removed.some((outcome) => MemoryScope.equals(outcome.scope, stored.scope))
+          )
           yield* writer.commit(
             draft.writes,
             dirs.map(({ dir, scope }) => ({
@@ -331,7 +335,7 @@ const make = Effect.gen(function* () {
               scope: dir,
               file: dir,
               ...actor,
-              entries: removed.filter((outcome) => Scope.equals(outcome.scope, scope)).length
+              entries: removed.filter((outcome) => MemoryScope.equals(outcome.scope, scope)).length
             }))
           )
           yield* root.updateState((state: ReviewStateDocument) => Purge.eraseState(state, texts))
@@ -348,7 +352,7 @@ const make = Effect.gen(function* () {
     return yield* Effect.forEach(folders, ({ agentId, dir }) =>
       agentId === undefined
         ? Effect.succeed<AgentSummary>({ agentId, dir, size: undefined, topics: undefined })
-        : Effect.map(root.read(Scope.own(agentId), withinSizes(settings)), (stored): AgentSummary => ({
+        : Effect.map(root.read(MemoryScope.own(agentId), withinSizes(settings)), (stored): AgentSummary => ({
             agentId,
             dir,
             size: stored.files.find((file) => file.topic === undefined)?.size ?? 0,
@@ -359,17 +363,17 @@ const make = Effect.gen(function* () {
 
   const journal = Effect.fn("MemoryStore.journal")(function* (options?: {
     readonly limit?: number | undefined
-    readonly scope?: Scope.Scope | undefined
+    readonly scope?: MemoryScope.MemoryScope | undefined
   }) {
     return yield* root.journal(options)
   })
 
   const view = Effect.fn("MemoryStore.view")(function* (agentId: string) {
-    const [own, team] = yield* Effect.all([load(Scope.own(agentId)), load(Scope.team)])
+    const [own, team] = yield* Effect.all([load(MemoryScope.own(agentId)), load(MemoryScope.team)])
     const entries = (scope: ScopeView) =>
       scope.files.flatMap((file) =>
         file.parsed.entries.map((entry): ViewEntry => ({
-          scope: Scope.side(scope.scope),
+          scope: MemoryScope.side(scope.scope),
           topic: file.topic,
           text: entry.text,
           added: Entry.metaValue(entry.meta, "added"),
@@ -418,7 +422,7 @@ export class MemoryStore extends Context.Service<
   {
     /** Reads a scope: MEMORY.md first (empty when missing), then its topics by name, what could not be read, and
      * the topic files the index does not link; each file whole, unless `options` says otherwise (`withinSizes`). */
-    readonly load: (scope: Scope.Scope, options?: ReadOptions) => Effect.Effect<ScopeView, StorageError>
+    readonly load: (scope: MemoryScope.MemoryScope, options?: ReadOptions) => Effect.Effect<ScopeView, StorageError>
     /** Adds an entry, unless the scope already holds the same text (white space folded, case ignored). */
     readonly add: (
       input: AddInput
@@ -457,7 +461,7 @@ export class MemoryStore extends Context.Service<
     /** The journal's lines, oldest first: the last `limit`, of one scope when given. */
     readonly journal: (options?: {
       readonly limit?: number | undefined
-      readonly scope?: Scope.Scope | undefined
+      readonly scope?: MemoryScope.MemoryScope | undefined
     }) => Effect.Effect<ReadonlyArray<JournalLine>, StorageError>
     /** Every entry an agent sees, its MEMORY.md sizes and the limits. */
     readonly view: (agentId: string) => Effect.Effect<View, StorageError>

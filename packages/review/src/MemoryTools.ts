@@ -13,7 +13,7 @@
  * frozen memory section the agent's prompt shows (`MemoryPrompt.session`) has every result say what has changed in
  * either MEMORY.md since that section was frozen (`meanwhile`), so the agent knows where its prompt is out of date.
  */
-import { Denied, type Entry, Instruction, Lines, MemoryConfig, Scope, TeamMemory, Text } from "@mneme/core"
+import { Denied, type Entry, Instruction, Lines, MemoryConfig, MemoryScope, TeamMemory, Text } from "@mneme/core"
 import { Effect, Option, Ref, Stream } from "effect"
 // By module, not from the "effect/ai" index, which loads all of effect/ai (the MCP server among it) in every process.
 import type * as AiError from "effect/ai/AiError"
@@ -56,7 +56,7 @@ export type Handlers = Tool.HandlersFor<Toolkit.Tools<typeof MemoryTools>>
 
 /** A write's work in a scope, for a turn: whether memory changed, and how. */
 type Change = (
-  scope: Scope.Scope,
+  scope: MemoryScope.MemoryScope,
   turn: Turn
 ) => Effect.Effect<{ readonly changed: boolean; readonly message: string }, ToolFailure>
 
@@ -119,7 +119,7 @@ export const layer = MemoryTools.toLayer(
     const meanwhile = Effect.gen(function* () {
       const { agentId, session } = yield* CurrentTurn
       if (session === undefined) return {}
-      const [own, team] = yield* Effect.all([store.load(Scope.own(agentId)), store.load(Scope.team)], {
+      const [own, team] = yield* Effect.all([store.load(MemoryScope.own(agentId)), store.load(MemoryScope.team)], {
         concurrency: "unbounded"
       })
       const changed = changedSince(session.entries, { own: memoryEntries(own), team: memoryEntries(team) }, mask)
@@ -158,7 +158,7 @@ export const layer = MemoryTools.toLayer(
           if (team && !agent.mayWriteTeam) {
             return yield* refusal(new Denied({ reason: new TeamMemory({ agentId: agent.id }) }))
           }
-          const scope = team ? Scope.team : Scope.own(turn.agentId)
+          const scope = team ? MemoryScope.team : MemoryScope.own(turn.agentId)
           const outcome = yield* change(scope, turn).pipe(Effect.mapError(refusal))
           if (outcome.changed) yield* Ref.update(turn.writes, (n) => n + 1)
           return { changed: outcome.changed, message: mask(outcome.message), ...(yield* meanwhile) }

@@ -11,7 +11,7 @@
  * SHA-256 and a device name or a hashed-looking id was kept by name: that earlier folder is still found, and moved to
  * the new name on the first write.
  */
-import { type Scope, Topic } from "@mneme/core"
+import { type MemoryScope, Topic } from "@mneme/core"
 import { sha256 } from "./internal/sha256.ts"
 
 /** SHA-256 of a text as 64 hex digits: what names a hashed folder (a platform may give its own, of the same digits). */
@@ -58,7 +58,7 @@ export const agentOfName = (name: string): string | undefined => (keptByName(nam
 export const idRecordName = "agent.json"
 
 /** The folder of a scope, relative to the root: "team" or "agents/<dir>". */
-export const scopeDir = (hash: Hash, scope: Scope.Scope): string =>
+export const scopeDir = (hash: Hash, scope: MemoryScope.MemoryScope): string =>
   scope.kind === "team" ? "team" : `agents/${agentDir(hash, scope.agentId)}`
 
 /** The entry point of every scope. */

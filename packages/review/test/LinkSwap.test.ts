@@ -6,7 +6,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope as Scopes, type StorageError } from "@mneme/core"
+import { MemoryConfig, MemoryScope, type StorageError } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect, Exit, FileSystem, Path, type Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -17,7 +17,7 @@ import { storeLayer } from "./fixtures/store.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
-const x = Scopes.own("x")
+const x = MemoryScope.own("x")
 const noon = Date.UTC(2026, 10, 6, 12)
 const settings: Partial<MemoryConfig.Settings> = { timeZone: "UTC" }
 

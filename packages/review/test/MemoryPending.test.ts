@@ -6,7 +6,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryEdit, Scope } from "@mneme/core"
+import { MemoryEdit, MemoryScope } from "@mneme/core"
 import { Effect, FileSystem, Layer, Option, Path } from "effect"
 import * as Journal from "../src/internal/journal.ts"
 import { MemoryStore } from "../src/MemoryStore.ts"
@@ -26,14 +26,14 @@ describe("the pending entries of a scope", () => {
   it.effect("keep at most pendingMax, the oldest dropped, and a text already waiting once", () =>
     Effect.gen(function* () {
       const pending = yield* pendingService
-      const scope = Scope.own("a1")
+      const scope = MemoryScope.own("a1")
       assert.strictEqual(yield* pending.hold(scope, [held("one", 1), held("two", 2)], review), 0)
       assert.strictEqual(yield* pending.hold(scope, [held("two", 3), held("three", 4)], review), 1)
       assert.deepStrictEqual(
         (yield* pending.list(scope)).map((entry) => entry.text),
         ["two", "three"]
       )
-      assert.deepStrictEqual(yield* pending.list(Scope.team), [])
+      assert.deepStrictEqual(yield* pending.list(MemoryScope.team), [])
     }).pipe(Effect.provide(Testing.layer({ settings: { pendingMax: 2 } }).pipe(Layer.provideMerge(NodeServices.layer))))
   )
 
@@ -45,7 +45,7 @@ describe("the pending entries of a scope", () => {
       const folder = path.join((yield* MemoryRoot).root, "agents/a1")
       yield* fs.makeDirectory(folder, { recursive: true })
       yield* fs.writeFileString(path.join(folder, "pending.json"), "{ not json")
-      const error = yield* Effect.flip(pending.hold(Scope.own("a1"), [held("one", 1)], review))
+      const error = yield* Effect.flip(pending.hold(MemoryScope.own("a1"), [held("one", 1)], review))
       assert.strictEqual(error._tag, "StorageError")
       assert.strictEqual(error.reason._tag, "ReadFailed")
       assert.include(error.message, "agents/a1/pending.json")
@@ -105,7 +105,7 @@ describe("the journal of the pending entries", () => {
     Effect.gen(function* () {
       const pending = yield* pendingService
       const store = yield* MemoryStore
-      const scope = Scope.own("a1")
+      const scope = MemoryScope.own("a1")
       yield* pending.hold(scope, [held("The user likes tea", 1), held("two", 2), held("three", 3)], review)
       const [tea, two, three] = yield* pending.list(scope)
       const approved = yield* MemoryPending.approve(store, pending, scope, [tea!], "person")
@@ -137,7 +137,7 @@ describe("the journal of the pending entries", () => {
     Effect.gen(function* () {
       const pending = yield* pendingService
       const store = yield* MemoryStore
-      const scope = Scope.own("a1")
+      const scope = MemoryScope.own("a1")
       yield* pending.hold(scope, [held("The user likes tea", 1)], review)
       yield* MemoryPending.approve(store, pending, scope, yield* pending.list(scope), "person")
       const memory = (yield* store.load(scope)).files[0]!

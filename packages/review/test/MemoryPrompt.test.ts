@@ -4,7 +4,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type MemoryConfig, MemorySection, Scope, Text } from "@mneme/core"
+import { type MemoryConfig, MemoryScope, MemorySection, Text } from "@mneme/core"
 import { Effect, FileSystem, Layer, Path } from "effect"
 import { MemoryPrompt } from "../src/MemoryPrompt.ts"
 import { MemoryRoot } from "../src/MemoryRoot.ts"
@@ -20,9 +20,9 @@ const setUp = Effect.gen(function* () {
   yield* host.addAgent({ id: "ada", name: "Ada", mayWriteTeam: true })
   yield* host.addAgent({ id: "bob", name: "Bob" })
   const store = yield* MemoryStore
-  yield* store.add({ scope: Scope.own("ada"), text: "The user likes green tea", actor: "test" })
-  yield* store.add({ scope: Scope.own("ada"), topic: "travel", text: "Kyoto in spring", actor: "test" })
-  yield* store.add({ scope: Scope.team, text: "The team ships on Fridays", actor: "test" })
+  yield* store.add({ scope: MemoryScope.own("ada"), text: "The user likes green tea", actor: "test" })
+  yield* store.add({ scope: MemoryScope.own("ada"), topic: "travel", text: "Kyoto in spring", actor: "test" })
+  yield* store.add({ scope: MemoryScope.team, text: "The team ships on Fridays", actor: "test" })
 })
 
 describe("MemoryPrompt.section", () => {
@@ -62,7 +62,7 @@ describe("MemoryPrompt.section", () => {
       const store = yield* MemoryStore
       for (let i = 0; i < 30; i++) {
         yield* store.add({
-          scope: Scope.own("ada"),
+          scope: MemoryScope.own("ada"),
           text: `The user's fact number ${i} is worth keeping`,
           actor: "test"
         })

@@ -1,13 +1,13 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Lines, MemoryConfig, MemoryFile, ModelError, Scope, Text } from "@mneme/core"
+import { Lines, MemoryConfig, MemoryFile, MemoryScope, ModelError, Text } from "@mneme/core"
 import { Context, Effect, Exit, Layer, Metric, Stream } from "effect"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { Agents } from "../src/Agents.ts"
 import * as Apply from "../src/internal/reviewApply.ts"
 import { choose } from "../src/internal/reviewChoose.ts"
-import { plan, read } from "../src/internal/reviewRead.ts"
+import { read, reviewPlan } from "../src/internal/reviewRead.ts"
 import type { StoredScope } from "../src/MemoryRoot.ts"
 import * as MemoryReview from "../src/MemoryReview.ts"
 import { MemoryStore } from "../src/MemoryStore.ts"
@@ -205,7 +205,7 @@ describe("reading from the cursor, where the transcript can (issue 11)", () => {
               read(over(lines, true), "c1", cursor, settings)
             ])
           )
-          assert.deepStrictEqual(plan(on, cursor, settings), plan(back, cursor, settings))
+          assert.deepStrictEqual(reviewPlan(on, cursor, settings), reviewPlan(back, cursor, settings))
         }
       ),
       { numRuns: 500 }
@@ -229,7 +229,7 @@ describe("reading from the cursor, where the transcript can (issue 11)", () => {
         anchor: (id, seq) => Effect.succeed(`${id} #${seq}`)
       })
       const settings = { ...MemoryConfig.defaults, contextLines: 4 }
-      const got = plan(yield* read(transcript, "c1", 100, settings), 100, settings)
+      const got = reviewPlan(yield* read(transcript, "c1", 100, settings), 100, settings)
       assert.strictEqual(got._tag, "Ask")
       if (got._tag !== "Ask") return
       assert.strictEqual(got.lines[0]?.seq, 101)
@@ -245,15 +245,15 @@ describe("planning a review", () => {
   const settings = MemoryConfig.defaults
 
   it("nothing new, no user line (passed at once), or the lines to ask about within the budget", () => {
-    assert.deepStrictEqual(plan(readAll([], []), 5, settings), { _tag: "NothingNew" })
-    assert.deepStrictEqual(plan(readAll([], [line(6, "agent"), line(7, "other")]), 5, settings), {
+    assert.deepStrictEqual(reviewPlan(readAll([], []), 5, settings), { _tag: "NothingNew" })
+    assert.deepStrictEqual(reviewPlan(readAll([], [line(6, "agent"), line(7, "other")]), 5, settings), {
       _tag: "NoUserLine",
       last: 7,
       moreFollow: false
     })
     const context = [line(4, "user")]
     const fresh = [line(6, "user", "a".repeat(10)), line(7, "agent"), line(8, "user", "b".repeat(10))]
-    assert.deepStrictEqual(plan(readAll(context, fresh), undefined, { ...settings, newLinesBudget: 17 }), {
+    assert.deepStrictEqual(reviewPlan(readAll(context, fresh), undefined, { ...settings, newLinesBudget: 17 }), {
       _tag: "Ask",
       context,
       lines: fresh.slice(0, 2),
@@ -282,7 +282,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
       marked(8, "agent", "memory", "## Long-term memory"),
       line(9, "agent", "You like green tea.")
     ]
-    assert.deepStrictEqual(plan(readAll([], fresh), 5, settings), {
+    assert.deepStrictEqual(reviewPlan(readAll([], fresh), 5, settings), {
       _tag: "NoUserLine",
       last: 9,
       moreFollow: false
@@ -297,7 +297,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
       line(9, "agent", "Green tea."),
       marked(10, "agent", "tool-call", '{"tool":"remember","text":"The user asked twice"}')
     ]
-    const planned = plan(readAll([], fresh), 5, settings)
+    const planned = reviewPlan(readAll([], fresh), 5, settings)
     assert.strictEqual(planned._tag, "Ask")
     if (planned._tag !== "Ask") return
     assert.deepStrictEqual(seqs(planned.lines), [6, 9])
@@ -322,7 +322,7 @@ describe("tool lines and quoted memory are never new words (issue 12)", () => {
 })
 
 /** A scope as stored, from the texts of its files (MEMORY.md first). */
-const stored = (scope: Scope.Scope, dir: string, files: Record<string, string>): StoredScope => ({
+const stored = (scope: MemoryScope.MemoryScope, dir: string, files: Record<string, string>): StoredScope => ({
   scope,
   dir,
   files: Object.entries(files).map(([name, text]) => ({
@@ -338,8 +338,8 @@ const stored = (scope: Scope.Scope, dir: string, files: Record<string, string>):
 describe("choosing what a pass shows", () => {
   it("a MEMORY.md past its size is listed only up to its size, and the rest is counted", () => {
     const entries = Array.from({ length: 1_000 }, (_, i) => `- Fact number ${String(i).padStart(4, "0")} of many`)
-    const own = stored(Scope.own("a1"), "agents/a1", { MEMORY: ["# Memory", "", ...entries, ""].join("\n") })
-    const team = stored(Scope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
+    const own = stored(MemoryScope.own("a1"), "agents/a1", { MEMORY: ["# Memory", "", ...entries, ""].join("\n") })
+    const team = stored(MemoryScope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
     const chosen = choose(own, team, [line(1, "user")], { memoryMax: 100, shownTopicsBudget: 16_000 })
     assert.deepStrictEqual(
       chosen.shown.map((entry) => [entry.number, entry.scope, entry.text]),
@@ -357,13 +357,13 @@ describe("choosing what a pass shows", () => {
 })
 
 describe("planning the changes of an answer", () => {
-  const own = stored(Scope.own("a1"), "agents/a1", {
+  const own = stored(MemoryScope.own("a1"), "agents/a1", {
     MEMORY: "# Memory\n\n- Likes tea [source: c #1]\n",
     kitchen: "# kitchen\n\n- Owns a wok\n"
   })
-  const team = stored(Scope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
+  const team = stored(MemoryScope.team, "team", { MEMORY: "# Memory\n\n- The team ships on Fridays\n" })
   const shown = choose(own, team, [], MemoryConfig.defaults).shown
-  const context = (mayWriteTeam: boolean): Apply.Context => ({
+  const context = (mayWriteTeam: boolean): Apply.AnswerBasis => ({
     agent: { id: "a1", name: "Ada", mayWriteTeam },
     shown,
     own,
@@ -373,7 +373,7 @@ describe("planning the changes of an answer", () => {
   })
 
   it("a numbered edit or remove is a change of exactly that entry: its scope, its topic, its text", () => {
-    const planned = Apply.plan(context(true), [
+    const planned = Apply.toEdits(context(true), [
       { op: "edit", entry: 1, text: "Likes coffee" },
       { op: "remove", entry: 3 },
       { op: "add", text: "The team likes maps", team: true }
@@ -383,7 +383,7 @@ describe("planning the changes of an answer", () => {
       [
         {
           op: "replace",
-          scope: Scope.own("a1"),
+          scope: MemoryScope.own("a1"),
           match: "Likes tea",
           exact: true,
           text: "Likes coffee",
@@ -393,7 +393,7 @@ describe("planning the changes of an answer", () => {
         },
         {
           op: "remove",
-          scope: Scope.own("a1"),
+          scope: MemoryScope.own("a1"),
           topic: "kitchen",
           match: "Owns a wok",
           exact: true,
@@ -402,7 +402,7 @@ describe("planning the changes of an answer", () => {
         },
         {
           op: "add",
-          scope: Scope.team,
+          scope: MemoryScope.team,
           text: "The team likes maps",
           meta: [
             ["source", "c #9"],
@@ -416,17 +416,17 @@ describe("planning the changes of an answer", () => {
   })
 
   it("a team entry is skipped where the agent may not write team memory, a team add lands in its own memory", () => {
-    const planned = Apply.plan(context(false), [
+    const planned = Apply.toEdits(context(false), [
       { op: "remove", entry: 2 },
       { op: "add", text: "The team likes maps", team: true }
     ])
     const [denied, add] = planned
     assert.strictEqual(denied?._tag === "Skip" ? denied.error.message : "", `the agent "a1" may not change team memory`)
-    assert.deepStrictEqual(add?._tag === "Store" ? add.input.scope : undefined, Scope.own("a1"))
+    assert.deepStrictEqual(add?._tag === "Store" ? add.input.scope : undefined, MemoryScope.own("a1"))
   })
 
   it("each change cites its own source, given in the answer's order", () => {
-    const planned = Apply.plan({ ...context(true), sources: ["c #1", "c #2, c #3"] }, [
+    const planned = Apply.toEdits({ ...context(true), sources: ["c #1", "c #2, c #3"] }, [
       { op: "add", text: "Likes maps", from: [1] },
       { op: "edit", entry: 1, text: "Likes coffee", from: [2, 3] }
     ])
@@ -437,7 +437,7 @@ describe("planning the changes of an answer", () => {
   })
 
   it("an entry an earlier change of the answer named is gone: skipped as NoMatch", () => {
-    const [, again] = Apply.plan(context(true), [
+    const [, again] = Apply.toEdits(context(true), [
       { op: "edit", entry: 1, text: "Likes coffee" },
       { op: "remove", entry: 1 }
     ])
@@ -560,7 +560,7 @@ describe("MemoryReview", () => {
         const state = yield* ReviewState
         const answer = (text: string) =>
           scripted.push(Effect.succeed({ text: JSON.stringify({ changes: [{ op: "add", text }] }) }))
-        const memory = Effect.map(store.load(Scope.own("a1")), (view) =>
+        const memory = Effect.map(store.load(MemoryScope.own("a1")), (view) =>
           view.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text))
         )
         yield* host.addAgent({ id: "a1" })

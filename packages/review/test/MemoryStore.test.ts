@@ -8,7 +8,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope as Scopes, Text, Topic } from "@mneme/core"
+import { MemoryConfig, MemoryScope, Text, Topic } from "@mneme/core"
 import { MemoryRoot, MemoryStore } from "@mneme/review"
 import { Effect, FileSystem, Layer, Path, Result, type Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -21,8 +21,8 @@ import { applyWith, concurrentAdds } from "./storeSuite.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
-const own = Scopes.own("ada")
-const team = Scopes.team
+const own = MemoryScope.own("ada")
+const team = MemoryScope.team
 const noon = Date.UTC(2026, 10, 6, 12)
 const testSettings: Partial<MemoryConfig.Settings> = { timeZone: "UTC" }
 
@@ -103,7 +103,7 @@ describe("scopes and paths on disk", () => {
       const ids = ["../x", "/etc/passwd", "a\u0000b", "x".repeat(129), "Ada Lovelace", "ünï", "a/b", ".."]
       for (const agentId of ids) {
         yield* at(root, (store) =>
-          store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
+          store.add({ scope: MemoryScope.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
         )
       }
       const files = (yield* listing(root)).filter((name) => name.endsWith("MEMORY.md"))
@@ -111,9 +111,9 @@ describe("scopes and paths on disk", () => {
       for (const file of files) assert.match(file, /^agents\/([a-z0-9-]{1,40}-)?[0-9a-f]{12}\/MEMORY\.md$/)
       const hash = createHash("sha256").update("Ada Lovelace", "utf8").digest("hex").slice(0, 12)
       assert.include(files, `agents/ada-lovelace-${hash}/MEMORY.md`)
-      yield* at(root, (store) => store.add({ scope: Scopes.own("Ada_01-x"), text: "kept by name", actor: "t" }))
+      yield* at(root, (store) => store.add({ scope: MemoryScope.own("Ada_01-x"), text: "kept by name", actor: "t" }))
       assert.include(yield* listing(root), "agents/Ada_01-x/MEMORY.md")
-      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("../x")))), ["fact of 4"])
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(MemoryScope.own("../x")))), ["fact of 4"])
     }))
 
   test("a scope's folder gives MEMORY.md and its topic files by name; other names, files and subfolders are left out", () =>
@@ -384,7 +384,7 @@ describe("the root's boundary", () => {
       yield* write(outside, "MEMORY.md", "# Outside\n- secret plans\n")
       yield* fs.makeDirectory(`${root}/agents`)
       yield* fs.symlink(outside, `${root}/agents/eve`)
-      const scope = Scopes.own("eve")
+      const scope = MemoryScope.own("eve")
       const errors = yield* at(root, (store) =>
         Effect.all([
           Effect.flip(store.add({ scope, text: "planted", actor: "t" })),
@@ -426,7 +426,7 @@ describe("the root's boundary", () => {
       yield* fs.makeDirectory(`${root}/agents/bob`, { recursive: true })
       yield* fs.symlink(`${outside}/t.md`, `${root}/agents/bob/MEMORY.md`)
       const memory = yield* at(root, (store) =>
-        Effect.flip(store.add({ scope: Scopes.own("bob"), text: "x", actor: "t" }))
+        Effect.flip(store.add({ scope: MemoryScope.own("bob"), text: "x", actor: "t" }))
       )
       assert.strictEqual(memory._tag, "StorageError")
       assert.match(
@@ -743,7 +743,9 @@ describe("agent ids that are Windows device names (issue 8 item 16)", () => {
       const fs = yield* FileSystem.FileSystem
       const root = yield* tempRoot
       for (const [agentId] of devices) {
-        yield* at(root, (store) => store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId}`, actor: "t" }))
+        yield* at(root, (store) =>
+          store.add({ scope: MemoryScope.own(agentId), text: `fact of ${agentId}`, actor: "t" })
+        )
       }
       const expected = devices.map(([agentId, slug]) => `${slug}-${sha(agentId).slice(0, 12)}`)
       assert.strictEqual(new Set(expected).size, devices.length)
@@ -753,7 +755,7 @@ describe("agent ids that are Windows device names (issue 8 item 16)", () => {
       for (const [i, [agentId]] of devices.entries()) {
         const dir = `agents/${expected[i]}`
         assert.deepStrictEqual(JSON.parse(yield* read(root, `${dir}/agent.json`)), { version: 1, agentId })
-        const loaded = yield* at(root, (store) => store.load(Scopes.own(agentId)))
+        const loaded = yield* at(root, (store) => store.load(MemoryScope.own(agentId)))
         assert.strictEqual(loaded.dir, dir)
         assert.deepStrictEqual(entryTexts(loaded), [`fact of ${agentId}`])
       }
@@ -767,7 +769,7 @@ describe("agent ids that are Windows device names (issue 8 item 16)", () => {
   test("a folder the earlier naming gave a device name is still read, and moved to its new folder on the first write", () =>
     Effect.gen(function* () {
       const root = yield* tempRoot
-      const scope = Scopes.own("nul")
+      const scope = MemoryScope.own("nul")
       const dir = `agents/nul-${sha("nul").slice(0, 12)}`
       yield* write(root, "agents/nul/MEMORY.md", "# Memory\n\n- an old fact\n\n## Index\n")
       assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(scope))), ["an old fact"])
@@ -894,13 +896,13 @@ describe("a symbolic link inside the root (issue 8 item 21)", () => {
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const root = yield* tempRoot
-      yield* at(root, (store) => store.add({ scope: Scopes.own("y"), text: "y's fact", actor: "t" }))
+      yield* at(root, (store) => store.add({ scope: MemoryScope.own("y"), text: "y's fact", actor: "t" }))
       const theirs = yield* fs.readFile(`${root}/agents/y/MEMORY.md`)
       yield* fs.makeDirectory(`${root}/agents/x`)
       yield* fs.symlink("../y/MEMORY.md", `${root}/agents/x/MEMORY.md`)
       const before = yield* listing(root)
       const journal = yield* read(root, "journal.jsonl")
-      const x = Scopes.own("x")
+      const x = MemoryScope.own("x")
       const errors = yield* at(root, (store) =>
         Effect.all([
           Effect.flip(store.add({ scope: x, text: "planted", actor: "t" })),
@@ -921,17 +923,17 @@ describe("a symbolic link inside the root (issue 8 item 21)", () => {
       assert.deepStrictEqual(yield* fs.readFile(`${root}/agents/y/MEMORY.md`), theirs)
       assert.deepStrictEqual(yield* listing(root), before)
       assert.strictEqual(yield* read(root, "journal.jsonl"), journal)
-      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("y")))), ["y's fact"])
+      assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(MemoryScope.own("y")))), ["y's fact"])
     }))
 
   test("a topic that links to another topic is refused on write and left out on read with its error", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const root = yield* tempRoot
-      const x = Scopes.own("x")
+      const x = MemoryScope.own("x")
       yield* at(root, (store) =>
         Effect.all([
-          store.add({ scope: Scopes.own("y"), topic: "pets", text: "y has a cat", actor: "t" }),
+          store.add({ scope: MemoryScope.own("y"), topic: "pets", text: "y has a cat", actor: "t" }),
           store.add({ scope: x, topic: "cats", text: "x has a cat", actor: "t" })
         ])
       )

@@ -5,7 +5,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type MemoryConfig, Scope } from "@mneme/core"
+import { type MemoryConfig, MemoryScope } from "@mneme/core"
 import { Effect, FileSystem, Layer, Path, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryRoot } from "../src/MemoryRoot.ts"
@@ -314,14 +314,14 @@ describe("recall", () => {
   const seed = Effect.gen(function* () {
     yield* agents
     const store = yield* MemoryStore
-    const add = (scope: Scope.Scope, text: string, added: string, topic?: string) =>
+    const add = (scope: MemoryScope.MemoryScope, text: string, added: string, topic?: string) =>
       store.add({ scope, topic, text, meta: [["added", added]], actor: "test" })
-    yield* add(Scope.own("ada"), "The user likes green tea", "2026-01-01")
-    yield* add(Scope.own("ada"), "The user lives in Lyon", "2026-02-01")
-    yield* add(Scope.own("ada"), "Kyoto in spring, with green tea fields", "2026-03-01", "travel")
-    yield* add(Scope.own("ada"), "Lisbon in autumn", "2026-04-01", "travel")
-    yield* add(Scope.team, "Everyone drinks green juice", "2026-05-01")
-    yield* add(Scope.own("bob"), "Bob's user likes green tea too", "2026-05-01")
+    yield* add(MemoryScope.own("ada"), "The user likes green tea", "2026-01-01")
+    yield* add(MemoryScope.own("ada"), "The user lives in Lyon", "2026-02-01")
+    yield* add(MemoryScope.own("ada"), "Kyoto in spring, with green tea fields", "2026-03-01", "travel")
+    yield* add(MemoryScope.own("ada"), "Lisbon in autumn", "2026-04-01", "travel")
+    yield* add(MemoryScope.team, "Everyone drinks green juice", "2026-05-01")
+    yield* add(MemoryScope.own("bob"), "Bob's user likes green tea too", "2026-05-01")
   })
 
   it.effect("searches own and team memory, topics included: the most relevant first, each with its score", () =>
@@ -378,20 +378,20 @@ describe("recall", () => {
       yield* agents
       const store = yield* MemoryStore
       yield* store.add({
-        scope: Scope.own("ada"),
+        scope: MemoryScope.own("ada"),
         text: "Fennel Health deploys on Thursdays",
         meta: [["added", "2026-05-14"]],
         actor: "test"
       })
       yield* store.add({
-        scope: Scope.team,
+        scope: MemoryScope.team,
         topic: "infra",
         text: "The billing data lives in PostgreSQL 16",
         meta: [["added", "2026-03-02"]],
         actor: "test"
       })
       yield* store.add({
-        scope: Scope.own("ada"),
+        scope: MemoryScope.own("ada"),
         text: "The user likes green tea",
         meta: [["added", "2026-01-10"]],
         actor: "test"
@@ -544,8 +544,8 @@ describe("what changed since the session's memory section was frozen", () => {
       Effect.gen(function* () {
         yield* agents
         const store = yield* MemoryStore
-        yield* store.add({ scope: Scope.own("ada"), text: "The user lives in Lyon", actor: "person" })
-        yield* store.add({ scope: Scope.team, text: "The team ships on Thursdays", actor: "person" })
+        yield* store.add({ scope: MemoryScope.own("ada"), text: "The user lives in Lyon", actor: "person" })
+        yield* store.add({ scope: MemoryScope.team, text: "The team ships on Thursdays", actor: "person" })
         const session = yield* (yield* MemoryPrompt.MemoryPrompt).session("ada")
         assert.deepStrictEqual(session.entries, {
           own: ["The user lives in Lyon"],
@@ -556,9 +556,9 @@ describe("what changed since the session's memory section was frozen", () => {
         )
         assert.notProperty(quiet, "meanwhile")
         // Meanwhile the review (or a person) changes memory underneath the frozen section.
-        yield* store.add({ scope: Scope.own("ada"), text: "The user moved to Kyoto", actor: "review" })
-        yield* store.remove({ scope: Scope.own("ada"), match: "Lyon", actor: "review" })
-        yield* store.add({ scope: Scope.team, text: "The team ships on Fridays now", actor: "person" })
+        yield* store.add({ scope: MemoryScope.own("ada"), text: "The user moved to Kyoto", actor: "review" })
+        yield* store.remove({ scope: MemoryScope.own("ada"), match: "Lyon", actor: "review" })
+        yield* store.add({ scope: MemoryScope.team, text: "The team ships on Fridays now", actor: "person" })
         const turn = yield* MemoryTools.startTurn("ada", { session })
         const recalled = success<Recalled>(yield* call("ada", "recall", { query: "Kyoto" }, turn))
         const expected =

@@ -4,7 +4,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope as Scopes } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect, FileSystem, type Layer, Path, type Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -47,8 +47,8 @@ const seeded = Effect.gen(function* () {
   const root = yield* tempRoot
   yield* at(root, (store) =>
     Effect.all([
-      store.add({ scope: Scopes.own("ada"), text: "kept", actor: "t" }),
-      store.add({ scope: Scopes.own("ada"), topic: "pets", text: "Has a cat", actor: "t" })
+      store.add({ scope: MemoryScope.own("ada"), text: "kept", actor: "t" }),
+      store.add({ scope: MemoryScope.own("ada"), topic: "pets", text: "Has a cat", actor: "t" })
     ])
   )
   return root
@@ -58,14 +58,15 @@ const seeded = Effect.gen(function* () {
 type Change = (store: Store) => Effect.Effect<unknown, unknown>
 
 /** The first change of the new agent whose folder is hashed. */
-const addNewcomer: Change = (store) => store.add({ scope: Scopes.own(newcomer), text: "a first fact", actor: "t" })
+const addNewcomer: Change = (store) => store.add({ scope: MemoryScope.own(newcomer), text: "a first fact", actor: "t" })
 
 /** The changes that make folders before they are made: a new agent, a first team entry, an archive. */
 const firstChanges: Readonly<Record<string, Change>> = {
   "an add for a brand-new agent": addNewcomer,
   "an add for a brand-new agent kept by name": (store: Store) =>
-    store.add({ scope: Scopes.own("bob"), topic: "pets", text: "Has a dog", actor: "t" }),
-  "a first add to team memory": (store: Store) => store.add({ scope: Scopes.team, text: "a team fact", actor: "t" }),
+    store.add({ scope: MemoryScope.own("bob"), topic: "pets", text: "Has a dog", actor: "t" }),
+  "a first add to team memory": (store: Store) =>
+    store.add({ scope: MemoryScope.team, text: "a team fact", actor: "t" }),
   "an archive of an existing agent": (store: Store) => store.archive("ada")
 }
 

@@ -8,7 +8,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type MemoryConfig, Scope } from "@mneme/core"
+import { type MemoryConfig, MemoryScope } from "@mneme/core"
 import { Context, Effect, FileSystem, Layer, Path } from "effect"
 import * as FileRoot from "../src/FileRoot.ts"
 import * as Hold from "../src/internal/reviewHold.ts"
@@ -201,7 +201,7 @@ describe("a group member's review", () => {
       assert.include(request!.request, 'other "Bob": "The office is in Oslo."')
       assert.include(request!.request, 'People: "Alice".')
       const pending = yield* Effect.flatMap(Effect.serviceOption(MemoryPending.MemoryPending), (found) =>
-        found._tag === "Some" ? found.value.list(Scope.own("ada")) : Effect.die("no pending entries")
+        found._tag === "Some" ? found.value.list(MemoryScope.own("ada")) : Effect.die("no pending entries")
       )
       assert.deepStrictEqual(
         pending.map((entry) => [entry.text, entry.why]),

@@ -6,7 +6,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope as Scopes } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect, FileSystem, Option, Path, Schema, type Scope } from "effect"
 import { TestClock } from "effect/testing"
@@ -16,7 +16,7 @@ import { storeLayer } from "./fixtures/store.ts"
 
 type Store = MemoryStore.MemoryStore["Service"]
 
-const own = Scopes.own("ada")
+const own = MemoryScope.own("ada")
 const noon = Date.UTC(2026, 10, 6, 12)
 const settings: Partial<MemoryConfig.Settings> = { timeZone: "UTC" }
 

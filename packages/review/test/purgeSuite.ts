@@ -4,7 +4,7 @@
  * schema) for the purged texts, and finds none; the purge is journaled without text, and no undo brings it back.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope as Scopes } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryRoot, MemoryStore, Purge } from "@mneme/review"
 import { Effect, Layer, type Scope } from "effect"
 
@@ -25,8 +25,8 @@ export interface Backend {
 type Store = MemoryStore.MemoryStore["Service"]
 type Port = MemoryRoot.MemoryRoot["Service"]
 
-const own = Scopes.own("ada")
-const team = Scopes.team
+const own = MemoryScope.own("ada")
+const team = MemoryScope.team
 const person = { actor: "person" } as const
 
 /** Runs `body` with a store and the port over `root` (a new instance each time), in UTC. */
@@ -43,7 +43,7 @@ const at = <A, E, E2>(
   )
 
 /** The texts of every entry a scope holds. */
-const entries = (store: Store, scope: Scopes.Scope) =>
+const entries = (store: Store, scope: MemoryScope.MemoryScope) =>
   Effect.map(store.load(scope), (view) => view.files.flatMap((file) => file.parsed.entries.map((entry) => entry.text)))
 
 export const purgeSuite = (backend: Backend) =>

@@ -7,7 +7,7 @@
  * what a person writes is written through it. What only files have is `MemoryStore.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, MemoryFile, Scope as Scopes, Text } from "@mneme/core"
+import { MemoryConfig, MemoryFile, MemoryScope, Text } from "@mneme/core"
 import { Memory, MemoryReview, MemoryRoot, MemoryStore, type ReviewModel, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { Context, Deferred, Effect, Fiber, Layer, Result, type Scope } from "effect"
@@ -30,8 +30,8 @@ type Root = Layer.Layer<MemoryRoot.MemoryRoot, unknown>
 type Store = MemoryStore.MemoryStore["Service"]
 type Port = MemoryRoot.MemoryRoot["Service"]
 
-const own = Scopes.own("ada")
-const team = Scopes.team
+const own = MemoryScope.own("ada")
+const team = MemoryScope.team
 const noon = Date.UTC(2026, 10, 6, 12)
 
 /** Runs `body` with a store over `root` (a new instance each time), in UTC, with `settings` over the defaults. */
@@ -72,7 +72,7 @@ const port = <A, E>(root: Root, body: (port: Port) => Effect.Effect<A, E>) =>
   MemoryRoot.MemoryRoot.use(body).pipe(Effect.provide(root))
 
 /** The text of each file of a scope, by its path; a missing MEMORY.md is left out. */
-const texts = (root: Root, scope: Scopes.Scope) =>
+const texts = (root: Root, scope: MemoryScope.MemoryScope) =>
   Effect.map(
     at(root, (store) => store.load(scope)),
     (view) =>
@@ -82,7 +82,7 @@ const texts = (root: Root, scope: Scopes.Scope) =>
   )
 
 /** The text of the file `name` of a scope as the port reads it, `undefined` when it is not there. */
-const fileText = (root: Root, scope: Scopes.Scope, name: string) =>
+const fileText = (root: Root, scope: MemoryScope.MemoryScope, name: string) =>
   Effect.map(
     port(root, (port) => port.read(scope)),
     (stored) => {
@@ -92,11 +92,11 @@ const fileText = (root: Root, scope: Scopes.Scope, name: string) =>
   )
 
 /** The text of the file `name` of a scope as the port reads it; the file must be there. */
-const read = (root: Root, scope: Scopes.Scope, name: string) =>
+const read = (root: Root, scope: MemoryScope.MemoryScope, name: string) =>
   Effect.map(fileText(root, scope, name), (text) => text ?? assert.fail(`${name} of ${scope.kind} is not there`))
 
 /** Writes whole files of a scope (by name) as a person would: through the port, with no journal line. */
-const put = (root: Root, scope: Scopes.Scope, files: Readonly<Record<string, string>>) =>
+const put = (root: Root, scope: MemoryScope.MemoryScope, files: Readonly<Record<string, string>>) =>
   port(root, (port) =>
     port.write((writer) =>
       Effect.flatMap(writer.read(scope), (stored) =>
@@ -406,16 +406,20 @@ export const storeSuite = (backend: Backend) =>
       Effect.gen(function* () {
         const ids = ["Ada Lovelace", "../x", "grace"]
         for (const agentId of ids) {
-          yield* at(root, (store) => store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId}`, actor: "t" }))
+          yield* at(root, (store) =>
+            store.add({ scope: MemoryScope.own(agentId), text: `fact of ${agentId}`, actor: "t" })
+          )
         }
-        yield* at(root, (store) => store.add({ scope: Scopes.own("grace"), topic: "art", text: "paints", actor: "t" }))
+        yield* at(root, (store) =>
+          store.add({ scope: MemoryScope.own("grace"), topic: "art", text: "paints", actor: "t" })
+        )
         const hash = (id: string) => createHash("sha256").update(id, "utf8").digest("hex").slice(0, 12)
-        const loaded = yield* at(root, (store) => store.load(Scopes.own("Ada Lovelace")))
+        const loaded = yield* at(root, (store) => store.load(MemoryScope.own("Ada Lovelace")))
         assert.strictEqual(loaded.dir, `agents/ada-lovelace-${hash("Ada Lovelace")}`)
         assert.deepStrictEqual(entryTexts(loaded), ["fact of Ada Lovelace"])
         const size = (agentId: string) =>
           Effect.map(
-            at(root, (store) => store.load(Scopes.own(agentId))),
+            at(root, (store) => store.load(MemoryScope.own(agentId))),
             (view) => view.files[0]!.size
           )
         assert.deepStrictEqual(yield* at(root, (store) => store.agents), [
@@ -512,7 +516,7 @@ export const storeSuite = (backend: Backend) =>
     test("archive moves an agent's memory under archive/ and journals it; a second archive finds nothing", (root) =>
       Effect.gen(function* () {
         yield* at(root, (store) => store.add({ scope: own, topic: "pets", text: "has a cat", actor: "t" }))
-        yield* at(root, (store) => store.add({ scope: Scopes.own("grace"), text: "stays", actor: "t" }))
+        yield* at(root, (store) => store.add({ scope: MemoryScope.own("grace"), text: "stays", actor: "t" }))
         const archived = yield* at(root, (store) => store.archive("ada", { actor: "host" }))
         assert.strictEqual(archived, "archive/ada-2026-11-06T12-00-00-000Z")
         assert.deepStrictEqual(yield* texts(root, own), {})
@@ -902,7 +906,7 @@ export const storeSuite = (backend: Backend) =>
           const ids = ["../x", "/etc/passwd", "a\u0000b", "x".repeat(129), "Ada Lovelace", "ünï", "a/b", ".."]
           for (const agentId of ids) {
             yield* at(root, (store) =>
-              store.add({ scope: Scopes.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
+              store.add({ scope: MemoryScope.own(agentId), text: `fact of ${agentId.length}`, actor: "t" })
             )
           }
           const dirs = (yield* at(root, (store) => store.agents)).map((agent) => agent.dir)
@@ -910,9 +914,16 @@ export const storeSuite = (backend: Backend) =>
           for (const dir of dirs) assert.match(dir, /^agents\/([a-z0-9-]{1,40}-)?[0-9a-f]{12}$/)
           const hash = createHash("sha256").update("Ada Lovelace", "utf8").digest("hex").slice(0, 12)
           assert.include(dirs, `agents/ada-lovelace-${hash}`)
-          yield* at(root, (store) => store.add({ scope: Scopes.own("Ada_01-x"), text: "kept by name", actor: "t" }))
-          assert.strictEqual((yield* at(root, (store) => store.load(Scopes.own("Ada_01-x")))).dir, "agents/Ada_01-x")
-          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(Scopes.own("../x")))), ["fact of 4"])
+          yield* at(root, (store) =>
+            store.add({ scope: MemoryScope.own("Ada_01-x"), text: "kept by name", actor: "t" })
+          )
+          assert.strictEqual(
+            (yield* at(root, (store) => store.load(MemoryScope.own("Ada_01-x")))).dir,
+            "agents/Ada_01-x"
+          )
+          assert.deepStrictEqual(entryTexts(yield* at(root, (store) => store.load(MemoryScope.own("../x")))), [
+            "fact of 4"
+          ])
         }))
 
       test("loading a scope gives MEMORY.md first (empty when missing), then its topics by name", (root) =>
@@ -1887,7 +1898,7 @@ export const storeSuite = (backend: Backend) =>
     describe("agents, view and journal", () => {
       test("agents lists the root's agents with their folders, MEMORY.md sizes and topic counts", (root) =>
         Effect.gen(function* () {
-          const bob = Scopes.own("Bob Smith")
+          const bob = MemoryScope.own("Bob Smith")
           yield* at(root, (store) =>
             Effect.all([
               store.add({ scope: own, text: "one", actor: "t" }),
@@ -1990,7 +2001,7 @@ export const storeSuite = (backend: Backend) =>
                 [team, "a"],
                 [own, "b"],
                 [team, "c"],
-                [Scopes.own("bob"), "d"]
+                [MemoryScope.own("bob"), "d"]
               ] as const,
               ([scope, text]) => store.add({ scope, text, actor: "t" }),
               { discard: true }

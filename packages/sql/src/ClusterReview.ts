@@ -78,12 +78,12 @@ export type Needs = Sharding.Sharding | MemoryReview.Reviewer | MemoryReview.Mem
 export const entities = (): Layer.Layer<never, never, Sharding.Sharding | MemoryReview.Reviewer> =>
   ConversationReview.toLayer(
     Effect.gen(function* () {
-      const { settings, review } = yield* MemoryReview.Reviewer
+      const { settings, reviewOnce } = yield* MemoryReview.Reviewer
       // Each turn start or end takes a number; a waiting turn end reviews only while its number is the latest.
       const latest = yield* Ref.make(0)
       const oneAtATime = yield* Semaphore.make(1)
       const toEnd = (target: ReviewOutcome.Target): Effect.Effect<string> =>
-        Effect.map(MemoryReview.untilDone(review(target, false)), (done) => done.outcomes.at(-1)!._tag)
+        Effect.map(MemoryReview.untilDone(reviewOnce(target, false)), (done) => done.outcomes.at(-1)!._tag)
       return ConversationReview.of({
         TurnStarted: () => Ref.update(latest, (n) => n + 1),
         TurnEnded: ({ payload }) =>

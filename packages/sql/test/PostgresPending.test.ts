@@ -6,7 +6,7 @@
  * them; a row that holds no entry fails naming the table, and is left as it is.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { Memory, MemoryPending, MemoryReview, MemoryStore } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { PostgresRoot } from "@mneme/sql"
@@ -14,7 +14,7 @@ import { Effect, Layer, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import { freshSchema, rootOptions, withClient } from "./fixtures/postgres.ts"
 
-const own = Scope.own("ada")
+const own = MemoryScope.own("ada")
 const noon = Date.UTC(2026, 10, 6, 12)
 const review = { actor: "review", auto: true }
 
@@ -39,7 +39,7 @@ const journaled = Effect.map(
     )
 )
 
-const texts = (scope: Scope.Scope) =>
+const texts = (scope: MemoryScope.MemoryScope) =>
   Effect.map(
     MemoryPending.MemoryPending.use((pending) => pending.list(scope)),
     (entries) => entries.map((entry) => entry.text)
@@ -57,14 +57,14 @@ describe("pending entries in Postgres", () => {
         const pending = yield* MemoryPending.MemoryPending
         assert.strictEqual(yield* pending.hold(own, [held("one", 1), held("two", 2)], review), 0)
         assert.strictEqual(yield* pending.hold(own, [held("two", 3), held("three", 4)], review), 1)
-        assert.strictEqual(yield* pending.hold(Scope.team, [held("team one", 5)], review), 0)
+        assert.strictEqual(yield* pending.hold(MemoryScope.team, [held("team one", 5)], review), 0)
       }).pipe(Effect.provide(Layer.merge(over(schema, { pendingMax: 2 }), Logger.layer([capture]))))
       assert.deepStrictEqual(warnings, [MemoryPending.droppedWarning])
       // Another instance, as another replica, reads the same lists.
       yield* Effect.gen(function* () {
         assert.deepStrictEqual(yield* texts(own), ["two", "three"])
-        assert.deepStrictEqual(yield* texts(Scope.team), ["team one"])
-        assert.deepStrictEqual(yield* texts(Scope.own("bob")), [])
+        assert.deepStrictEqual(yield* texts(MemoryScope.team), ["team one"])
+        assert.deepStrictEqual(yield* texts(MemoryScope.own("bob")), [])
         assert.deepStrictEqual(yield* journaled, [
           "hold agents/ada/pending.json review auto +one",
           "hold agents/ada/pending.json review auto +two",

@@ -7,7 +7,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope, StorageError } from "@mneme/core"
+import { MemoryConfig, MemoryScope, StorageError } from "@mneme/core"
 import { FileRoot, Memory, MemoryReview, MemoryRoot, MemoryStore, Platform, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { PostgresRoot } from "@mneme/sql"
@@ -20,7 +20,7 @@ import { freshSchema, rootOptions, url, withClient } from "./fixtures/postgres.t
 
 type Store = MemoryStore.MemoryStore["Service"]
 
-const own = Scope.own("ada")
+const own = MemoryScope.own("ada")
 const noon = Date.UTC(2026, 10, 6, 12)
 
 /** A store over a root in `schema`. */
@@ -43,11 +43,11 @@ const changes = (store: Store) =>
     yield* store.add({ scope: own, text: "likes tea", meta: [["source", "chat #1"]], actor: "review", auto: true })
     yield* store.add({ scope: own, topic: "travel", text: "goes to Oslo in May", actor: "review" })
     yield* store.add({ scope: own, topic: "art", text: "paints 🎨 watercolours", actor: "agent" })
-    yield* store.add({ scope: Scope.team, text: "the office is in Oslo", actor: "person" })
+    yield* store.add({ scope: MemoryScope.team, text: "the office is in Oslo", actor: "person" })
     yield* store.replace({ scope: own, match: "tea", text: "likes green tea", actor: "person" })
     yield* store.remove({ scope: own, topic: "art", match: "paints", actor: "person" })
     yield* store.undo({ scope: own, actor: "cli" })
-    yield* store.add({ scope: Scope.own("Ada Lovelace"), text: "wrote the first program", actor: "review" })
+    yield* store.add({ scope: MemoryScope.own("Ada Lovelace"), text: "wrote the first program", actor: "review" })
   })
 
 describe("the Postgres backend", () => {
@@ -66,8 +66,8 @@ describe("the Postgres backend", () => {
         over(root, (store) =>
           Effect.all({
             own: store.load(own),
-            team: store.load(Scope.team),
-            other: store.load(Scope.own("Ada Lovelace")),
+            team: store.load(MemoryScope.team),
+            other: store.load(MemoryScope.own("Ada Lovelace")),
             agents: store.agents,
             // Each line without its id, and an undo naming the line it undoes by its place.
             journal: Effect.map(store.journal(), (lines) =>
@@ -179,7 +179,7 @@ describe("the Postgres backend", () => {
           MemoryRoot.MemoryRoot.use((port) =>
             port.write((writer) =>
               Effect.gen(function* () {
-                yield* writer.read(Scope.team)
+                yield* writer.read(MemoryScope.team)
                 yield* writer.commit(
                   [{ file: "team/MEMORY.md", content: `# Memory\n\n- ${text}\n` }],
                   [{ op: "add", scope: "team", file: "team/MEMORY.md", actor: "t", after: `- ${text}` }]
@@ -372,7 +372,7 @@ describe("the Postgres backend", () => {
               )
           )
         yield* Effect.all([run("first"), run("second")], { concurrency: 2 })
-        const shared = Scope.own("shared")
+        const shared = MemoryScope.own("shared")
         const texts = entryTexts(yield* at(schema, (store) => store.load(shared)))
         const expected = ["first", "second"].flatMap((name) =>
           Array.from({ length: 200 }, (_, i) => `${name} fact ${i}`)

@@ -3,7 +3,7 @@
  * `review_state` (the part `consolidated`), and an undo that reverts it whole.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryConsolidation, MemoryStore, ReviewState } from "@mneme/review"
 import * as Testing from "@mneme/review/testing"
 import { PostgresRoot } from "@mneme/sql"
@@ -12,7 +12,7 @@ import { TestClock } from "effect/testing"
 import { freshSchema, rootOptions, withClient } from "./fixtures/postgres.ts"
 
 const noon = Date.UTC(2026, 11, 4, 12)
-const own = Scope.own("ada")
+const own = MemoryScope.own("ada")
 const facts = ["The user likes tea", "The user likes green tea a lot", "The user's flight to Oslo is on 2026-01-20"]
 const tidy = JSON.stringify({
   changes: [

@@ -10,7 +10,17 @@ import * as MemoryFile from "../MemoryFile.ts"
 import * as Text from "../Text.ts"
 import * as Topic from "../Topic.ts"
 import * as Vet from "../Vet.ts"
-import type { Actor, Context, Draft, File, Files, Record, ReplaceInput, RemoveInput, Write } from "./editShapes.ts"
+import type {
+  Actor,
+  EditSettings,
+  Draft,
+  File,
+  Files,
+  EditRecord,
+  ReplaceInput,
+  RemoveInput,
+  Write
+} from "./editShapes.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Helpers
@@ -23,7 +33,7 @@ export const withAdded = (meta: Entry.Metadata, today: string): Entry.Metadata =
   Entry.metaValue(meta, "added") === undefined ? [...meta, ["added", today]] : meta
 
 /** The size limit of MEMORY.md (no topic) or of a topic file. */
-export const limitOf = (settings: Context["settings"], topic: string | undefined) =>
+export const limitOf = (settings: EditSettings["settings"], topic: string | undefined) =>
   topic === undefined ? settings.memoryMax : settings.topicMax
 
 export const emptyParsed = MemoryFile.parse("")
@@ -96,10 +106,10 @@ export const topicCount = (files: Files) => files.files.length - 1 + files.unrea
 
 export const recordOf = (
   files: Files,
-  op: Record["op"],
+  op: EditRecord["op"],
   actor: Actor,
   file: string,
-  lines: Pick<Record, "before" | "after">
+  lines: Pick<EditRecord, "before" | "after">
 ) => ({
   op,
   scope: files.dir,
@@ -151,7 +161,7 @@ export const withEdits = (
   draft: Draft,
   at: number,
   edits: ReadonlyArray<readonly [file: File, content: string | undefined, parsed?: MemoryFile.Parsed | undefined]>,
-  records: ReadonlyArray<Record>
+  records: ReadonlyArray<EditRecord>
 ): Draft => {
   let files = draft.scopes[at]!
   let writes = draft.writes

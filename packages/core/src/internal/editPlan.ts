@@ -14,7 +14,7 @@ import {
   TooManyTopics
 } from "../Errors.ts"
 import * as MemoryFile from "../MemoryFile.ts"
-import * as Scope from "../Scope.ts"
+import * as MemoryScope from "../MemoryScope.ts"
 import * as Text from "../Text.ts"
 import * as Vet from "../Vet.ts"
 import type {
@@ -25,8 +25,8 @@ import type {
   Change,
   ChangeError,
   Outcome,
-  Record,
-  Context,
+  EditRecord,
+  EditSettings,
   Draft,
   Planned
 } from "./editShapes.ts"
@@ -58,11 +58,11 @@ export interface Prepared {
   readonly topic: string | undefined
   /** The entry's text cleaned (add, replace); "" for a remove. */
   readonly text: string
-  readonly context: Context
+  readonly context: EditSettings
 }
 
 /** Checks what a change can be checked for without the files: the entry's problem, then the topic name. */
-export const prepare = (change: Change, context: Context): Result.Result<Prepared, Denied | BadTopic> => {
+export const prepare = (change: Change, context: EditSettings): Result.Result<Prepared, Denied | BadTopic> => {
   const text = change.op === "remove" ? "" : Entry.clean(change.text)
   if (change.op !== "remove") {
     const problem = Vet.problem(text, context.settings)
@@ -104,7 +104,7 @@ const planAdd = (draft: Draft, at: number, input: AddInput, prepared: Prepared) 
   const memory = memoryOf(files)
   const unlinked = topic !== undefined && !memory.parsed.links.some((link) => link.topic === topic)
   const edits: Array<readonly [File, string]> = [[target, content]]
-  const records: Array<Record> = [recordOf(files, "add", input, target.file, { after: line })]
+  const records: Array<EditRecord> = [recordOf(files, "add", input, target.file, { after: line })]
   let note = ""
   if (unlinked) {
     const index = MemoryFile.render(
@@ -212,8 +212,8 @@ const planRemove = (draft: Draft, at: number, input: RemoveInput, prepared: Prep
 }
 
 /** The place of a scope in a draft, or the error of a scope the draft was not given. */
-const scopeAt = (draft: Draft, scope: Scope.Scope): Result.Result<number, StorageError> => {
-  const at = draft.scopes.findIndex((files) => Scope.equals(files.scope, scope))
+const scopeAt = (draft: Draft, scope: MemoryScope.MemoryScope): Result.Result<number, StorageError> => {
+  const at = draft.scopes.findIndex((files) => MemoryScope.equals(files.scope, scope))
   return at < 0
     ? Result.fail(
         new StorageErrorClass({

@@ -6,7 +6,7 @@ import * as Entry from "../Entry.ts"
 import { BadTopic, Denied, MemoryFull, NoMatch, type StorageError, TooManyTopics } from "../Errors.ts"
 import type { Settings } from "../MemoryConfig.ts"
 import * as MemoryFile from "../MemoryFile.ts"
-import * as Scope from "../Scope.ts"
+import * as MemoryScope from "../MemoryScope.ts"
 
 // ---------------------------------------------------------------------------------------------------------------------
 // What a plan reads
@@ -36,7 +36,7 @@ export interface Unreadable {
 
 /** A scope's files as read: MEMORY.md first (empty when missing), then its topics by name (a `StoredScope`). */
 export interface Files {
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   /** The scope's folder relative to the root, as the journal names it. */
   readonly dir: string
   readonly files: ReadonlyArray<File>
@@ -54,7 +54,7 @@ export interface Actor {
 
 /** An entry to add. */
 export interface AddInput extends Actor {
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly topic?: string | undefined
   readonly text: string
   /** Metadata; `added` is filled with today's date when absent. */
@@ -63,7 +63,7 @@ export interface AddInput extends Actor {
 
 /** An entry to replace, in its place. */
 export interface ReplaceInput extends Actor {
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly topic?: string | undefined
   /** What names the entry: docs/spec.md 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
   readonly match: string
@@ -75,7 +75,7 @@ export interface ReplaceInput extends Actor {
 
 /** An entry to remove; a topic left with nothing but headings and blank lines is deleted with its index link. */
 export interface RemoveInput extends Actor {
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly topic?: string | undefined
   /** What names the entry: docs/spec.md 3's match, or with `exact` only the entry whose cleaned text is exactly this. */
   readonly match: string
@@ -95,7 +95,7 @@ export type ChangeError = MemoryFull | TooManyTopics | NoMatch | Denied | BadTop
 export interface Outcome {
   readonly op: "add" | "replace" | "remove"
   readonly changed: boolean
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly topic: string | undefined
   readonly file: string
   readonly message: string
@@ -106,7 +106,7 @@ export interface Outcome {
 }
 
 /** What a plan journals for one file a change changed (a `MemoryRoot.JournalRecord`). */
-export interface Record extends Actor {
+export interface EditRecord extends Actor {
   readonly op: "add" | "replace" | "remove" | "undo"
   /** The scope's folder. */
   readonly scope: string
@@ -126,7 +126,7 @@ export interface Write {
 }
 
 /** What a plan needs besides the files: the limits and the entry check, and today's date (`YYYY-MM-DD`). */
-export interface Context {
+export interface EditSettings {
   readonly settings: Pick<Settings, "entryMax" | "memoryMax" | "topicMax" | "topicsMax" | "isSecret">
   readonly today: string
 }
@@ -140,7 +140,7 @@ export interface Draft {
   /** Each file changed so far, once, in the order first changed, with its text now. */
   readonly writes: ReadonlyArray<Write>
   /** The journal records of the changes so far, in order. */
-  readonly journal: ReadonlyArray<Record>
+  readonly journal: ReadonlyArray<EditRecord>
 }
 
 /** A change planned: the draft with it, and what it did. */

@@ -15,7 +15,7 @@ import {
 import * as MemoryFile from "../MemoryFile.ts"
 import * as Text from "../Text.ts"
 import * as Topic from "../Topic.ts"
-import type { File, Actor, Record, Context, Draft, Planned } from "./editShapes.ts"
+import type { File, Actor, EditRecord, EditSettings, Draft, Planned } from "./editShapes.ts"
 import {
   quote,
   sizeNote,
@@ -116,7 +116,7 @@ const undoConsolidation = (
   draft: Draft,
   journaled: ReadonlyArray<Journaled>,
   actor: Actor,
-  context: Pick<Context, "settings">
+  context: Pick<EditSettings, "settings">
 ): Result.Result<Planned, NotUndoable | MemoryFull | TooManyTopics | StorageError> => {
   const first = journaled[0]!
   const topics = new Set(
@@ -222,7 +222,7 @@ export const undo = (
   draft: Draft,
   journaled: ReadonlyArray<Journaled>,
   actor: Actor,
-  context: Pick<Context, "settings">
+  context: Pick<EditSettings, "settings">
 ): Result.Result<Planned, NotUndoable | MemoryFull | TooManyTopics | StorageError> => {
   const [first, link] = journaled
   if (first === undefined) {
@@ -243,7 +243,7 @@ export const undo = (
   const target = fileOf(files, topic)
   const memory = memoryOf(files)
   const limit = limitOf(settings, topic)
-  const record = (file: string, lines: Pick<Record, "before" | "after">, of: Journaled): Record => ({
+  const record = (file: string, lines: Pick<EditRecord, "before" | "after">, of: Journaled): EditRecord => ({
     ...recordOf(files, "undo", actor, file, lines),
     ...(of.id === undefined ? {} : { undoes: of.id })
   })

@@ -5,8 +5,7 @@
  * finish.
  */
 import { type StorageError, WriteFailed } from "@mneme/core"
-import { Effect, FileSystem, Option, Path } from "effect"
-import * as Lifetime from "effect/Scope"
+import { Effect, FileSystem, Option, Path, Scope } from "effect"
 import { encodeText, readFailed, storageError, writeFailed } from "./files.ts"
 import * as JournalLines from "./journal.ts"
 import * as Paths from "./paths.ts"
@@ -51,7 +50,7 @@ export const withJournal = <A>(
         }
         const handle = yield* fs
           .open(journal.absolute, { flag: "a+" })
-          .pipe(Lifetime.provide(scope), Effect.mapError(writeFailed(JournalLines.journalName)))
+          .pipe(Scope.provide(scope), Effect.mapError(writeFailed(JournalLines.journalName)))
         const lastByteAt = (size: number) =>
           handle
             .readAlloc(1, { position: BigInt(size - 1) })

@@ -17,7 +17,7 @@
  * Reading looks at files through the platform (their stats, their bytes and the folders' names, at once on Node), and
  * the root's real path is kept while a stat of the root and of that path says it still stands.
  */
-import { NotAFolder, NotFound, RootUnusable, type Scope, type StorageError, Text, WriteFailed } from "@mneme/core"
+import { type MemoryScope, NotAFolder, NotFound, RootUnusable, type StorageError, Text, WriteFailed } from "@mneme/core"
 import { Clock, Context, Effect, Exit, FileSystem, Option, Path, Random, Result, Schema } from "effect"
 import {
   type Actor,
@@ -141,7 +141,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
 
   const { readScope, recordedId, dirNow } = ScopeRead.make({ fs, path, platform, looker, cache, hash })
 
-  const read = (scope: Scope.Scope, options?: ReadOptions): Effect.Effect<StoredScope, StorageError> =>
+  const read = (scope: MemoryScope.MemoryScope, options?: ReadOptions): Effect.Effect<StoredScope, StorageError> =>
     run(
       Effect.gen(function* () {
         const real = yield* rootNow
@@ -456,7 +456,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     real: string,
     held: RootLock.Held,
     seen: Seen,
-    scope: Scope.Scope,
+    scope: MemoryScope.MemoryScope,
     topics: ReadonlyArray<string> | undefined
   ) {
     const { dir, legacy } = yield* dirNow(real, scope)
@@ -516,7 +516,10 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   // -------------------------------------------------------------------------------------------------------------------
   // The journal, the agents, archiving
 
-  const journal = (options?: { readonly limit?: number | undefined; readonly scope?: Scope.Scope | undefined }) =>
+  const journal = (options?: {
+    readonly limit?: number | undefined
+    readonly scope?: MemoryScope.MemoryScope | undefined
+  }) =>
     run(
       Effect.gen(function* () {
         const real = yield* rootNow
@@ -574,7 +577,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     hold((real, held) =>
       run(
         Effect.gen(function* () {
-          const scope: Scope.Scope = { kind: "agent", agentId }
+          const scope: MemoryScope.MemoryScope = { kind: "agent", agentId }
           const { dir, legacy } = yield* dirNow(real, scope)
           const from = legacy ?? dir
           const located = yield* Paths.resolve(looker, real, from)

@@ -14,8 +14,8 @@ import {
   Lines,
   type MemoryEdit,
   type MemoryFull,
+  MemoryScope,
   NoMatch,
-  Scope,
   type Selection,
   TeamMemory,
   type TooManyTopics
@@ -65,10 +65,10 @@ export interface Done {
 }
 
 /**
- * What the plan of an answer needs: who, the entries listed and the scopes they were read from, and the source each
- * change cites (in the answer's order).
+ * What an answer's changes are turned into edits against: who, the entries listed and the scopes they were read
+ * from, and the source each change cites (in the answer's order).
  */
-export interface Context {
+export interface AnswerBasis {
   readonly agent: AgentInfo
   readonly shown: ReadonlyArray<Selection.Shown>
   readonly own: StoredScope
@@ -91,11 +91,11 @@ const topicOf = (topic: string | undefined) => (topic === undefined ? {} : { top
 export const describe = describeChange
 
 /** The file an entry of `side` and `topic` was listed from, relative to the root. */
-const fileOf = (context: Context, side: "own" | "team", topic: string | undefined) =>
+const fileOf = (context: AnswerBasis, side: "own" | "team", topic: string | undefined) =>
   (side === "own" ? context.own : context.team).files.find((file) => file.topic === topic)?.file ?? ""
 
 /** Plans an `add`: to team memory only where the agent may write it, to its own otherwise. */
-const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>, source: string): Planned => {
+const planAdd = (context: AnswerBasis, change: Extract<Answer.Change, { op: "add" }>, source: string): Planned => {
   const { agent } = context
   const team = change.team === true && agent.mayWriteTeam
   return {
@@ -103,7 +103,7 @@ const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>
     change,
     input: {
       op: "add",
-      scope: team ? Scope.team : Scope.own(agent.id),
+      scope: team ? MemoryScope.team : MemoryScope.own(agent.id),
       ...topicOf(change.topic),
       text: change.text,
       meta: team
@@ -126,7 +126,7 @@ const planAdd = (context: Context, change: Extract<Answer.Change, { op: "add" }>
  * text; skipped where the agent may not change team memory, or where an earlier change of the answer named the entry.
  */
 const planNumbered = (
-  context: Context,
+  context: AnswerBasis,
   change: Exclude<Answer.Change, { op: "add" }>,
   earlier: ReadonlyArray<Answer.Change>,
   source: string
@@ -135,7 +135,10 @@ const planNumbered = (
   if (entry === undefined) {
     return { _tag: "Skip", change, error: new NoMatch({ file: "", match: `entry ${change.entry}`, candidates: [] }) }
   }
-  const place = { scope: entry.scope === "team" ? Scope.team : Scope.own(context.agent.id), ...topicOf(entry.topic) }
+  const place = {
+    scope: entry.scope === "team" ? MemoryScope.team : MemoryScope.own(context.agent.id),
+    ...topicOf(entry.topic)
+  }
   if (entry.scope === "team" && !context.agent.mayWriteTeam) {
     return { _tag: "Skip", change, error: new Denied({ reason: new TeamMemory({ agentId: context.agent.id }) }) }
   }
@@ -167,8 +170,8 @@ const planNumbered = (
       }
 }
 
-/** The plan of an answer's changes, in order (pure). */
-export const plan = (context: Context, changes: ReadonlyArray<Answer.Change>): ReadonlyArray<Planned> =>
+/** An answer's changes as the edits of the store, in order, or skipped before it (pure). */
+export const toEdits = (context: AnswerBasis, changes: ReadonlyArray<Answer.Change>): ReadonlyArray<Planned> =>
   changes.map((change, i) =>
     change.op === "add"
       ? planAdd(context, change, context.sources[i]!)

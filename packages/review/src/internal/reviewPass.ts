@@ -11,9 +11,9 @@ import {
   Lines,
   type MalformedAnswer,
   type MemoryConfig,
+  MemoryScope,
   type ModelError,
   Prompt,
-  Scope,
   type StorageError,
   Text,
   type UnlistedEntry,
@@ -42,7 +42,8 @@ export interface Services {
   /** What choosing keeps between passes over the same memory, held by the reviewer. */
   readonly chooser: Held
   /** Consolidates a scope's full MEMORY.md within its bound (`MemoryConsolidation`); none: a full file fails. */
-  readonly consolidate?: ((scope: Scope.Scope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
+  readonly consolidate?:
+    ((scope: MemoryScope.MemoryScope) => Effect.Effect<MemoryConsolidation.Result, ReviewError>) | undefined
   /** Where entries wait for a person (`MemoryConfig.approval`); none: a backend that keeps none, nothing waits. */
   readonly pending?: MemoryPending["Service"] | undefined
 }
@@ -121,9 +122,10 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
   const { settings, store } = services
   // Of a file past its size, only what the request shows is read (its first entries within its size).
   const sizes = withinSizes(settings)
-  const [own, team] = yield* Effect.all([store.load(Scope.own(input.agent.id), sizes), store.load(Scope.team, sizes)], {
-    concurrency: 2
-  })
+  const [own, team] = yield* Effect.all(
+    [store.load(MemoryScope.own(input.agent.id), sizes), store.load(MemoryScope.team, sizes)],
+    { concurrency: 2 }
+  )
   if (input.first) yield* warnOddFiles([own, team])
   const chosen = choose(own, team, input.lines, settings, services.chooser)
   const request = Prompt.request(
@@ -180,7 +182,7 @@ const hold = Effect.fnUntraced(function* (
 ) {
   if (waiting.length === 0 || services.pending === undefined) return
   const at = yield* Clock.currentTimeMillis
-  const scopes = [Scope.own(agent.id), Scope.team]
+  const scopes = [MemoryScope.own(agent.id), MemoryScope.team]
   for (const scope of scopes) {
     const held = waiting.flatMap(({ change, why }, i) =>
       (change.team === true && agent.mayWriteTeam) === (scope.kind === "team")
@@ -204,7 +206,7 @@ const hold = Effect.fnUntraced(function* (
 })
 
 /** Consolidates each scope of `scopes` within its bound, and warns what each that ran did. */
-const makeRoom = Effect.fnUntraced(function* (services: Services, scopes: ReadonlyArray<Scope.Scope>) {
+const makeRoom = Effect.fnUntraced(function* (services: Services, scopes: ReadonlyArray<MemoryScope.MemoryScope>) {
   const done: Array<Consolidated> = []
   for (const scope of scopes) {
     const result = yield* services.consolidate?.(scope) ?? Effect.succeed(undefined)
@@ -274,7 +276,7 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
   yield* hold(services, input.agent, split.waiting, allSources.slice(split.apply.length)).pipe(
     Effect.mapError((error) => new PassFailed({ error, stage: "ask", changes: vetting }))
   )
-  const planned = Apply.plan(
+  const planned = Apply.toEdits(
     {
       agent: input.agent,
       shown: prepared.shown,
@@ -315,7 +317,7 @@ export const pass = Effect.fn("MemoryReview.pass")(function* (services: Services
       ? []
       : yield* makeRoom(
           services,
-          fullAt.filter((scope, i) => fullAt.findIndex((other) => Scope.equals(other, scope)) === i)
+          fullAt.filter((scope, i) => fullAt.findIndex((other) => MemoryScope.equals(other, scope)) === i)
         ).pipe(Effect.mapError((error) => new PassFailed({ error, stage: "apply", changes: first.changes })))
   const done = made.length === 0 ? first : Apply.merged(first, yield* applying(fullChanges))
   const consolidated = [...before, ...made]

@@ -154,7 +154,7 @@ export const newestUserSeq = (lines: ReadonlyArray<Lines.Line>): number | undefi
   lines.findLast(Lines.isUserWords)?.seq
 
 /** What the lines read call for: nothing, passing lines without a user line, or asking the model. */
-export type Plan =
+export type ReviewPlan =
   | { readonly _tag: "NothingNew" }
   | { readonly _tag: "NoUserLine"; readonly last: number; readonly moreFollow: boolean }
   | {
@@ -180,11 +180,11 @@ export type Plan =
  * and quoted memory are never new words (docs/spec.md 7, no feedback loop): they count as no user line, the model is not shown
  * them as new lines, and the cursor passes them with the lines around them.
  */
-export const plan = (
+export const reviewPlan = (
   read: Read,
   cursor: number | undefined,
   settings: Lines.CutSettings & Pick<MemoryConfig.Settings, "newLinesBudget">
-): Plan => {
+): ReviewPlan => {
   const first = read.fresh[0]
   if (first === undefined || read.newest === undefined) return { _tag: "NothingNew" }
   const newestUser = read.newestUser

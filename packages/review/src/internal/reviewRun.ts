@@ -6,7 +6,7 @@
  * happened is its outcome.
  */
 import type { Backoff, StorageError, TranscriptError } from "@mneme/core"
-import { Lines, type Scope, Text } from "@mneme/core"
+import { Lines, type MemoryScope, Text } from "@mneme/core"
 import { Clock, Data, Effect, Metric, Option } from "effect"
 import * as MemoryConsolidation from "../MemoryConsolidation.ts"
 import * as ReviewBudget from "../ReviewBudget.ts"
@@ -191,7 +191,7 @@ const attempt = Effect.fnUntraced(function* (
   const cursor = yield* state.cursor(key).pipe(halt(found))
   const at: Where = { ...found, cursor }
   const read = yield* Read.read(transcript, conversationId, cursor, settings).pipe(halt(at))
-  const plan = Read.plan(read, cursor, settings)
+  const plan = Read.reviewPlan(read, cursor, settings)
   if (plan._tag === "NothingNew") return { _tag: "NothingNew", ...common(conversationId, at, nothingYet) }
   if (plan._tag === "NoUserLine") {
     yield* state.setCursor(key, plan.last).pipe(halt(at))
@@ -245,7 +245,7 @@ const attempt = Effect.fnUntraced(function* (
         Effect.catch(() => Effect.succeed(true))
       )
   const metered = { ...services, model: budget.model }
-  const consolidate = (scope: Scope.Scope) => MemoryConsolidation.consolidate(metered, scope)
+  const consolidate = (scope: MemoryScope.MemoryScope) => MemoryConsolidation.consolidate(metered, scope)
   const ended = yield* passes(
     services.settings.consolidateEnabled ? { ...metered, consolidate } : metered,
     input,
@@ -376,7 +376,7 @@ const count = (outcome: Outcome) => {
  * The review of a conversation (of one member, in a group), `force`d past the failure policy or not: a span, its
  * outcome as a value.
  */
-export const makeReview = (services: Services): ((target: Target, force: boolean) => Effect.Effect<Outcome>) =>
+export const reviewOnce = (services: Services): ((target: Target, force: boolean) => Effect.Effect<Outcome>) =>
   Effect.fn("MemoryReview.review")(
     function* (target: Target, force: boolean) {
       yield* Effect.annotateCurrentSpan({ conversation: target.conversationId, member: target.member, force })

@@ -3,7 +3,7 @@
  * MEMORY.md and topics, each read whole or only as far as is shown (`within`), a file kept parsed while its stamp says
  * it is unchanged (`fileCache.ts`), a topic that cannot be read left out with why.
  */
-import { MemoryFile, NotAFolder, ReadFailed, type Scope, type StorageError, Text } from "@mneme/core"
+import { MemoryFile, type MemoryScope, NotAFolder, ReadFailed, type StorageError, Text } from "@mneme/core"
 import { Clock, Effect, type FileSystem, Option, type Path, Result, Schema } from "effect"
 import {
   missingMemory as missingMemoryAt,
@@ -36,7 +36,7 @@ export interface Services {
 export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
   const missingMemory = (dir: string): StoredFile => missingMemoryAt(Paths.fileOf(dir, undefined))
 
-  const emptyScope = (scope: Scope.Scope, dir: string): StoredScope => ({
+  const emptyScope = (scope: MemoryScope.MemoryScope, dir: string): StoredScope => ({
     scope,
     dir,
     files: [missingMemory(dir)],
@@ -176,7 +176,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
    */
   const readScope = Effect.fnUntraced(function* (
     real: string | undefined,
-    scope: Scope.Scope,
+    scope: MemoryScope.MemoryScope,
     dir: string,
     texts: Map<string, string> = new Map(),
     only?: ReadonlyArray<string>,
@@ -228,7 +228,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
    * The folder a scope is in now: its own, or the earlier naming's while only that exists (and records no other
    * agent).
    */
-  const dirNow = Effect.fnUntraced(function* (real: string | undefined, scope: Scope.Scope) {
+  const dirNow = Effect.fnUntraced(function* (real: string | undefined, scope: MemoryScope.MemoryScope) {
     const dir = Paths.scopeDir(hash, scope)
     if (real === undefined || scope.kind === "team") return { dir, legacy: undefined }
     const earlier = Paths.legacyAgentDir(hash, scope.agentId)

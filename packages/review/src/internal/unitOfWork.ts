@@ -5,7 +5,7 @@
  * does, the open transaction is kept in the fiber's context, so what runs inside joins it without being handed it: the
  * store's batch and the review's record land together though neither knows the other.
  */
-import { MemoryFile, type Scope, type StorageError, Text } from "@mneme/core"
+import { MemoryFile, type MemoryScope, type StorageError, Text } from "@mneme/core"
 import { Context, Effect, Ref } from "effect"
 import type {
   Backend,
@@ -109,7 +109,7 @@ export const overlaid = (
 
 /** The writer of `open`: reads see what it has staged, commits are staged. */
 const joined = (open: Open): Writer => ({
-  read: (scope: Scope.Scope, topics?: ReadonlyArray<string>) =>
+  read: (scope: MemoryScope.MemoryScope, topics?: ReadonlyArray<string>) =>
     Effect.flatMap(open.writer.read(scope, topics), (stored) =>
       Effect.map(Ref.get(open.staged), (staged) => overlaid(stored, staged.writes, topics))
     ),

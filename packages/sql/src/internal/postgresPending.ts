@@ -7,7 +7,7 @@
  * its lock) with its journal lines, `hold`, `approve` or `reject`, written in the same transaction: both, or neither.
  */
 import type { PgClient } from "@effect/sql-pg"
-import { MemoryConfig, ReadFailed, type Scope, StorageError, WriteFailed } from "@mneme/core"
+import { MemoryConfig, type MemoryScope, ReadFailed, StorageError, WriteFailed } from "@mneme/core"
 import { MemoryPending, type MemoryRoot, RootLayout } from "@mneme/review"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { SqlError } from "effect/sql"
@@ -69,7 +69,7 @@ export const make = Effect.fnUntraced(function* (
    * says which rows go, which entries are added and what is journaled; all in the writer's transaction.
    */
   const change = <A>(
-    scope: Scope.Scope,
+    scope: MemoryScope.MemoryScope,
     plan: (entries: ReadonlyArray<Held>, dir: string) => MemoryPending.Change<A>
   ) =>
     root.write((writer) =>

@@ -13,11 +13,11 @@
  */
 import {
   MemoryFile,
+  MemoryScope,
   NewerFormat,
   NotFound,
   OutsideRoot,
   RootUnusable,
-  Scope,
   type StorageError,
   Text
 } from "@mneme/core"
@@ -120,7 +120,10 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
    * The scope's files as they are now: MEMORY.md first (empty when missing), then its topics by name (only those among
    * `only`, when given).
    */
-  const readScope = (scope: Scope.Scope, only?: ReadonlyArray<string>): Effect.Effect<StoredScope, StorageError> => {
+  const readScope = (
+    scope: MemoryScope.MemoryScope,
+    only?: ReadonlyArray<string>
+  ): Effect.Effect<StoredScope, StorageError> => {
     const dir = RootLayout.scopeDir(hash, scope)
     const which = only === undefined ? sql`` : sql`AND topic IN ${sql.in(["", ...only])}`
     return sql<{ readonly topic: string; readonly content: string }>`
@@ -144,7 +147,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     )
   }
 
-  const read = (scope: Scope.Scope) => readScope(scope).pipe(Effect.withSpan("MemoryRoot.read"))
+  const read = (scope: MemoryScope.MemoryScope) => readScope(scope).pipe(Effect.withSpan("MemoryRoot.read"))
 
   // -------------------------------------------------------------------------------------------------------------------
   // Writing
@@ -269,7 +272,10 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   // -------------------------------------------------------------------------------------------------------------------
   // The journal, the agents, archiving
 
-  const journal = (options?: { readonly limit?: number | undefined; readonly scope?: Scope.Scope | undefined }) =>
+  const journal = (options?: {
+    readonly limit?: number | undefined
+    readonly scope?: MemoryScope.MemoryScope | undefined
+  }) =>
     Effect.gen(function* () {
       const scope = options?.scope === undefined ? undefined : RootLayout.scopeDir(hash, options.scope)
       const where = scope === undefined ? sql`` : sql`WHERE scope = ${scope}`
@@ -318,7 +324,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const archive = (agentId: string, actor: MemoryRoot.Actor) =>
     hold(
       Effect.gen(function* () {
-        const from = RootLayout.scopeDir(hash, Scope.own(agentId))
+        const from = RootLayout.scopeDir(hash, MemoryScope.own(agentId))
         if (!(yield* hasFiles(from).pipe(Effect.mapError(readFailed(from))))) {
           return yield* storageError(new NotFound({ path: from, detail: "there is no memory folder to archive" }))
         }

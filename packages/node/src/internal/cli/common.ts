@@ -3,7 +3,7 @@
  * (`--memory`, `--agent`, `--json`, `--verbose`), values that start with "-", output, and the memory store over
  * `--memory` (a folder, or a Postgres database) with the limits of the environment.
  */
-import { MaskedTaggedError, MemoryConfig, Scope, Secret } from "@mneme/core"
+import { MaskedTaggedError, MemoryConfig, MemoryScope, Secret } from "@mneme/core"
 import { MemoryStore, ReviewState } from "@mneme/review"
 import { Config, Console, Data, Effect, FileSystem, Layer, Option, Path, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag, TerminalCapabilities } from "effect/cli"
@@ -247,7 +247,7 @@ export const whereFlags = { topic: topicFlag, team: teamFlag }
 /** The scope, topic and actor of a change `remember` or `forget` makes, from `--team`, `--topic` and `--agent`. */
 export const target = (input: { readonly team: boolean; readonly topic: Option.Option<string> }) =>
   Effect.map(mneme, (global) => ({
-    scope: input.team ? Scope.team : Scope.own(global.agent),
+    scope: input.team ? MemoryScope.team : MemoryScope.own(global.agent),
     ...Option.match(input.topic, { onNone: () => ({}), onSome: (topic) => ({ topic }) }),
     actor: "cli"
   }))

@@ -4,7 +4,7 @@
  * merged and moved is printed, and journaled as one change `undo` reverts. `--dry-run` asks and prints, writing
  * nothing.
  */
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryConsolidation } from "@mneme/review"
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -56,7 +56,7 @@ export const consolidate = Command.make(
     const global = yield* mneme
     const out = yield* output
     const model = yield* chooseModel(input.model)
-    const scope = input.team ? Scope.team : Scope.own(global.agent)
+    const scope = input.team ? MemoryScope.team : MemoryScope.own(global.agent)
     const result = yield* MemoryConsolidation.byHand(scope, { dryRun: input.dryRun, actor: "cli" }).pipe(
       Effect.provide(model)
     )

@@ -5,7 +5,7 @@
  *
  * Archived agents are not copied (the port does not list them), nor the conversation logs of the MCP server.
  */
-import { MaskedTaggedError, MemoryFile, Scope } from "@mneme/core"
+import { MaskedTaggedError, MemoryFile, MemoryScope } from "@mneme/core"
 import { MemoryRoot } from "@mneme/review"
 import { Context, Effect, Layer, Schema } from "effect"
 import * as Txt from "../text.ts"
@@ -43,7 +43,7 @@ export const open = (location: MemoryLocation.Location) =>
 /** What `root` holds, in words (`undefined` when it holds nothing: no agent, no team file, no journal, no state). */
 export const holdings = Effect.fnUntraced(function* (root: Root) {
   const agents = (yield* root.agents).length
-  const teamFiles = (yield* root.read(Scope.team)).files.filter((file) => file.exists).length
+  const teamFiles = (yield* root.read(MemoryScope.team)).files.filter((file) => file.exists).length
   const journalLines = (yield* root.journal({ limit: 1 })).length
   const state = yield* root.readState
   const reviewed =
@@ -66,11 +66,11 @@ export const copy = Effect.fnUntraced(function* (source: Root, target: Root, ins
   const holds = yield* holdings(target)
   if (holds !== undefined) return yield* new HoldsMemory({ root: target.root, holds, instead })
   const folders = yield* source.agents
-  const scopes: Array<Scope.Scope> = [Scope.team]
+  const scopes: Array<MemoryScope.MemoryScope> = [MemoryScope.team]
   const leftOut: Array<string> = []
   for (const folder of folders) {
     if (folder.agentId === undefined) leftOut.push(folder.dir)
-    else scopes.push(Scope.own(folder.agentId))
+    else scopes.push(MemoryScope.own(folder.agentId))
   }
   const stored = yield* Effect.forEach(scopes, (scope) => source.read(scope))
   // A file that cannot be read is not left behind in silence: the copy stops before writing anything.

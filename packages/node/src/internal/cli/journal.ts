@@ -2,7 +2,7 @@
  * `mneme journal`: the latest changes to the memory an agent reads (its own and the team's, like `recall` and
  * `show`), to team memory only, or to the whole root; oldest first.
  */
-import { Scope } from "@mneme/core"
+import { MemoryScope } from "@mneme/core"
 import { type MemoryRoot, MemoryStore } from "@mneme/review"
 import { Effect, References } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -64,10 +64,10 @@ const showJournal = Effect.fnUntraced(function* (input: JournalInput) {
   const lines = input.all
     ? yield* store.journal({ limit: input.limit })
     : input.team
-      ? yield* store.journal({ limit: input.limit, scope: Scope.team })
+      ? yield* store.journal({ limit: input.limit, scope: MemoryScope.team })
       : inOrder(yield* store.journal(), [
-          yield* quietly(store.journal({ scope: Scope.own(global.agent) })),
-          yield* quietly(store.journal({ scope: Scope.team }))
+          yield* quietly(store.journal({ scope: MemoryScope.own(global.agent) })),
+          yield* quietly(store.journal({ scope: MemoryScope.team }))
         ]).slice(-input.limit)
   if (out.json) return yield* printJson({ journal: lines })
   const p = out.paint

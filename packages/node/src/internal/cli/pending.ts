@@ -4,7 +4,7 @@
  * store (vetted again: sizes, duplicates, secrets; journaled as the CLI's), a rejected one dropped (journaled too).
  * Pending entries are kept beside the memory, in a memory folder or in Postgres.
  */
-import { MemoryConfig, Scope } from "@mneme/core"
+import { MemoryConfig, MemoryScope } from "@mneme/core"
 import { MemoryPending, MemoryStore } from "@mneme/review"
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command } from "effect/cli"
@@ -26,7 +26,7 @@ import {
 /** One pending entry as the commands number it. */
 interface Numbered {
   readonly number: number
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly entry: MemoryPending.Held
 }
 
@@ -47,7 +47,7 @@ const withPending = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const numbered = Effect.gen(function* () {
   const global = yield* mneme
   const pending = yield* MemoryPending.MemoryPending
-  const scopes = [Scope.own(global.agent), Scope.team]
+  const scopes = [MemoryScope.own(global.agent), MemoryScope.team]
   const lists = yield* Effect.forEach(scopes, (scope) =>
     Effect.map(pending.list(scope), (entries) => entries.map((entry) => ({ scope, entry })))
   )
@@ -56,7 +56,7 @@ const numbered = Effect.gen(function* () {
 
 const asJson = ({ number, scope, entry }: Numbered) => ({
   number,
-  scope: Scope.side(scope),
+  scope: MemoryScope.side(scope),
   text: entry.text,
   topic: entry.topic ?? null,
   source: entry.source,
@@ -78,7 +78,7 @@ export const pending = Command.make(
       ...list.flatMap(({ number, scope, entry }) => [
         `${number}. ${JSON.stringify(entry.text)}`,
         p.dim(
-          `   ${Scope.side(scope)}${entry.topic === undefined ? "" : `, topic ${entry.topic}`}, from ${entry.source}: ${entry.why}`
+          `   ${MemoryScope.side(scope)}${entry.topic === undefined ? "" : `, topic ${entry.topic}`}, from ${entry.source}: ${entry.why}`
         )
       ]),
       p.dim(`approve with mneme approve N…, drop with mneme reject N…`)
@@ -129,14 +129,14 @@ const report = Effect.fnUntraced(function* (
 const decide = Effect.fnUntraced(function* (
   numbers: ReadonlyArray<number>,
   each: (
-    scope: Scope.Scope,
+    scope: MemoryScope.MemoryScope,
     entries: ReadonlyArray<MemoryPending.Held>
   ) => Effect.Effect<ReadonlyArray<MemoryPending.Decided>, unknown>
 ) {
   const items = yield* chosen(numbers)
   const decided: Array<{ readonly item: Numbered; readonly result: MemoryPending.Decided }> = []
   for (const side of ["own", "team"] as const) {
-    const ofScope = items.filter((item) => Scope.side(item.scope) === side)
+    const ofScope = items.filter((item) => MemoryScope.side(item.scope) === side)
     if (ofScope.length === 0) continue
     const results = yield* each(
       ofScope[0]!.scope,

@@ -3,7 +3,7 @@
  * `MemoryReview.untilDone`, within `--max-calls` counted before the first call and again between reviews, and what
  * each left in memory; the review model that shows each call's prompt (`--show-prompt`).
  */
-import { type MemoryConfig, Scope, Secret, type StorageError, Text } from "@mneme/core"
+import { type MemoryConfig, MemoryScope, Secret, type StorageError, Text } from "@mneme/core"
 import { MemoryReview, MemoryStore, ReviewModel, ReviewOutcome, ReviewState } from "@mneme/review"
 import { Console, Effect, Layer, Ref } from "effect"
 import * as OutcomeText from "../outcomeText.ts"
@@ -159,9 +159,9 @@ export const reviewAll = Effect.fnUntraced(function* (
     const agent = target.member ?? options.agent
     // Both MEMORY.md sizes, read as `mneme show` reads them: of a file past its size, its first entries only.
     const store = yield* MemoryStore.MemoryStore
-    const memorySize = (scope: Scope.Scope) =>
+    const memorySize = (scope: MemoryScope.MemoryScope) =>
       Effect.map(store.load(scope, MemoryStore.withinSizes(settings)), (read) => read.files[0]?.size ?? 0)
-    const sizes = { own: yield* memorySize(Scope.own(agent)), team: yield* memorySize(Scope.team) }
+    const sizes = { own: yield* memorySize(MemoryScope.own(agent)), team: yield* memorySize(MemoryScope.team) }
     const record = yield* (yield* ReviewState.ReviewState).failure(ReviewOutcome.targetKey(target))
     results.push({ agent, run, sizes, failures: record?.times.length ?? 0 })
   }

@@ -3,7 +3,7 @@
  * that looks secret, or that reads as an instruction to the agent, quoted and flagged), and the last review; with `--sources`, under each entry the transcript line its source cites, read from the folder of
  * transcripts `--transcripts` names.
  */
-import { Instruction, Lines, MemoryConfig, Scope, Secret, Text } from "@mneme/core"
+import { Instruction, Lines, MemoryConfig, MemoryScope, Secret, Text } from "@mneme/core"
 import { type MemoryRoot, MemoryStore, ReviewState } from "@mneme/review"
 import { Effect, Option, Path } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -136,8 +136,8 @@ const showMemory = Effect.fn("mneme.show")(function* (input: {
   // Of a file past its size, only what is shown is read (its first entries within its size).
   const sizes = MemoryStore.withinSizes(settings)
   const scopes = [
-    { name: "own", view: yield* store.load(Scope.own(global.agent), sizes) },
-    { name: "team", view: yield* store.load(Scope.team, sizes) }
+    { name: "own", view: yield* store.load(MemoryScope.own(global.agent), sizes) },
+    { name: "team", view: yield* store.load(MemoryScope.team, sizes) }
   ]
   const lastReview = yield* cursors.lastReview(global.agent)
   const reader = Option.isSome(input.transcripts) ? yield* SourceLines.reader(input.transcripts.value) : undefined

@@ -4,7 +4,7 @@
  * state. A match that names nothing where it was looked for says where else in memory it would name one.
  * `recall` is `MemoryRecall`, the search the agent's `recall` tool makes, with no limit on what it shows.
  */
-import { Match, MemoryConfig, NoMatch, Scope, Topic } from "@mneme/core"
+import { Match, MemoryConfig, MemoryScope, NoMatch, Topic } from "@mneme/core"
 import { MemoryRecall, MemoryStore } from "@mneme/review"
 import { Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -110,7 +110,7 @@ const elsewhere = (input: MatchInput, error: NoMatch) =>
       topic: Option.getOrUndefined(Option.map(input.topic, (name) => Topic.clean(name) ?? name))
     }
     const places: Array<{ readonly file: string; readonly flags: string }> = []
-    for (const scope of [Scope.own(global.agent), Scope.team]) {
+    for (const scope of [MemoryScope.own(global.agent), MemoryScope.team]) {
       const stored = yield* store.load(scope)
       for (const file of stored.files) {
         const here: Where = { team: scope.kind === "team", topic: file.topic }

@@ -1,5 +1,5 @@
 /** `mneme undo [N]`: reverts the latest changes to the agent's own or the team's memory, from the journal. */
-import { MemoryEdit, Scope } from "@mneme/core"
+import { MemoryEdit, MemoryScope } from "@mneme/core"
 import { MemoryStore } from "@mneme/review"
 import { Effect } from "effect"
 import { Argument, Command } from "effect/cli"
@@ -20,7 +20,7 @@ export const undo = Command.make(
     const out = yield* output
     if (input.count < 1) return yield* new UsageError({ reason: `undo takes 1 or more changes, not ${input.count}` })
     const store = yield* MemoryStore.MemoryStore
-    const scope = input.team ? Scope.team : Scope.own(global.agent)
+    const scope = input.team ? MemoryScope.team : MemoryScope.own(global.agent)
     // Nothing to undo is known from the journal alone, without taking the writer (which makes a missing root).
     const pending = MemoryEdit.undoable(yield* store.journal({ scope })).length > 0
     const outcomes = pending ? yield* store.undo({ scope, count: input.count, actor: "cli" }) : []

@@ -133,7 +133,7 @@ const run = Effect.fnUntraced(function* (input: Input) {
       Layer.provideMerge(Layer.mergeAll(ports, model, NodePlatform.layer))
     )
   )
-  const review = yield* MemoryReview.reviewer().pipe(
+  const review = yield* MemoryReview.reviewOnce().pipe(
     Effect.provideContext(services),
     Effect.provideService(MemoryConfig.MemoryConfig, config)
   )

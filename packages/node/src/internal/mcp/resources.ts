@@ -2,7 +2,7 @@
  * The memory files as MCP resources, kept in step with memory: a file that appears is registered, one that goes is
  * hidden, a subscribed client is told of each file that changed, and the entries waiting for a person are one more.
  */
-import { Lines, MemoryConfig, MemoryFile, Scope } from "@mneme/core"
+import { Lines, MemoryConfig, MemoryFile, MemoryScope } from "@mneme/core"
 import { MemoryPending, MemoryStore } from "@mneme/review"
 import { Cause, Duration, Effect, Option, Ref, Schedule, Semaphore } from "effect"
 import { McpServer } from "effect/ai"
@@ -14,7 +14,7 @@ import { pendingUriOf, uriOf } from "./names.ts"
  */
 interface FileResource {
   readonly uri: string
-  readonly scope: Scope.Scope
+  readonly scope: MemoryScope.MemoryScope
   readonly topic: string | undefined
   readonly file: string
   readonly version: unknown
@@ -42,10 +42,10 @@ export const resources = Effect.fnUntraced(function* (
   /** The entries waiting for a person, the agent's own then the team's, as JSON; none when nothing waits. */
   const pendingText = Effect.gen(function* () {
     if (pending === undefined) return undefined
-    const lists = yield* Effect.forEach([Scope.own(agent), Scope.team], (scope) =>
+    const lists = yield* Effect.forEach([MemoryScope.own(agent), MemoryScope.team], (scope) =>
       Effect.map(pending.list(scope), (entries) =>
         entries.map((entry) => ({
-          scope: Scope.side(scope),
+          scope: MemoryScope.side(scope),
           text: Lines.mask(entry.text, settings),
           topic: entry.topic ?? null,
           source: entry.source,
@@ -91,7 +91,7 @@ export const resources = Effect.fnUntraced(function* (
   /** Looks at memory now: registers new files, hides gone ones, tells subscribers of changed ones. */
   const sync = oneAtATime.withPermit(
     Effect.gen(function* () {
-      const scopes = yield* Effect.all([store.load(Scope.own(agent)), store.load(Scope.team)], {
+      const scopes = yield* Effect.all([store.load(MemoryScope.own(agent)), store.load(MemoryScope.team)], {
         concurrency: "unbounded"
       })
       const now = new Map<string, FileResource>()
@@ -106,7 +106,7 @@ export const resources = Effect.fnUntraced(function* (
         const uri = pendingUriOf(agent)
         now.set(uri, {
           uri,
-          scope: Scope.own(agent),
+          scope: MemoryScope.own(agent),
           topic: undefined,
           file: "pending.json",
           version: waiting,

@@ -11,8 +11,8 @@ import {
   Lines,
   type MemoryConfig,
   type MemoryEdit,
+  MemoryScope,
   Prompt,
-  Scope,
   Secret,
   Selection,
   Text,
@@ -68,7 +68,7 @@ export interface Listed {
 
 /** A scope's files as candidates: MEMORY.md's entries, and its topics' entries. */
 const candidatesOf = (stored: MemoryRoot.StoredScope) => {
-  const side = Scope.side(stored.scope)
+  const side = MemoryScope.side(stored.scope)
   const of = (file: MemoryRoot.StoredFile) =>
     file.parsed.entries.map((entry) => ({ scope: side, topic: file.topic, text: entry.text, meta: entry.meta }))
   return {
@@ -193,7 +193,7 @@ export const propose = (agentId: string, listed: Listed, vetted: Answer.Vetted):
         text: change.text,
         change: {
           op: "add",
-          scope: scope === "team" ? Scope.team : Scope.own(agentId),
+          scope: scope === "team" ? MemoryScope.team : MemoryScope.own(agentId),
           ...(change.topic === undefined ? {} : { topic: change.topic }),
           text: change.text,
           ...actor
@@ -205,7 +205,7 @@ export const propose = (agentId: string, listed: Listed, vetted: Answer.Vetted):
     if (entry === undefined || named.has(change.entry)) continue
     named.add(change.entry)
     const where = {
-      scope: entry.scope === "team" ? Scope.team : Scope.own(agentId),
+      scope: entry.scope === "team" ? MemoryScope.team : MemoryScope.own(agentId),
       ...(entry.topic === undefined ? {} : { topic: entry.topic })
     }
     const shown = Secret.redact(entry.text)

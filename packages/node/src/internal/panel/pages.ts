@@ -4,7 +4,7 @@
  * notes by hand as they are), the conversations of the review state, and the journal of the agent's memory with what
  * can be undone.
  */
-import { Backoff, Instruction, MemoryConfig, MemoryEdit, type MemoryFile, Scope, Secret } from "@mneme/core"
+import { Backoff, Instruction, MemoryConfig, MemoryEdit, type MemoryFile, MemoryScope, Secret } from "@mneme/core"
 import { MemoryStore, type MemoryRoot, Platform, ReviewBudget, ReviewState } from "@mneme/review"
 import { Clock, Effect, Option, Result } from "effect"
 import * as SourceLines from "../sourceLines.ts"
@@ -85,7 +85,7 @@ const scopeView = (
   digest: (text: string) => string,
   linkOf: (anchor: SourceLines.Anchor) => string | undefined
 ): Views.ScopeView => ({
-  side: Scope.side(stored.scope),
+  side: MemoryScope.side(stored.scope),
   files: stored.files.map((file) => ({
     file: file.file,
     topic: file.topic,
@@ -140,7 +140,7 @@ export const overview = Effect.fnUntraced(function* (transcripts: Transcripts) {
     .filter((agentId) => !known.has(agentId))
     .map((agentId): MemoryStore.AgentSummary => ({ agentId, dir: "", size: 0, topics: 0 }))
   const agents = [...folders, ...reviewed]
-  const team = yield* store.load(Scope.team)
+  const team = yield* store.load(MemoryScope.team)
   const view: Views.Overview = {
     agents: yield* Effect.forEach(agents, (agent) =>
       Effect.map(
@@ -174,8 +174,8 @@ export const agent = Effect.fnUntraced(function* (
   const settings = yield* MemoryConfig.MemoryConfig
   const store = yield* MemoryStore.MemoryStore
   const digest = digestWith((yield* Platform.Platform).sha256)
-  const own = yield* store.load(Scope.own(agentId))
-  const team = yield* store.load(Scope.team)
+  const own = yield* store.load(MemoryScope.own(agentId))
+  const team = yield* store.load(MemoryScope.team)
   const all = yield* conversations(transcripts)
   // An entry's source links to its transcript line where the panel's transcripts folder has that transcript.
   const linkOf = Transcript.linkOf(new Set(transcripts.files.map((file) => file.label)), agentId)
@@ -222,7 +222,10 @@ export const journal = Effect.fnUntraced(function* (agentId: string) {
   const store = yield* MemoryStore.MemoryStore
   const settings = yield* MemoryConfig.MemoryConfig
   const sides = yield* Effect.forEach(["own", "team"] as const, (side) =>
-    Effect.map(store.journal({ scope: side === "own" ? Scope.own(agentId) : Scope.team }), (lines) => ({ side, lines }))
+    Effect.map(store.journal({ scope: side === "own" ? MemoryScope.own(agentId) : MemoryScope.team }), (lines) => ({
+      side,
+      lines
+    }))
   )
   const rows: Array<{ readonly row: Views.JournalRow; readonly order: number }> = []
   // The change each may be undone as, by its first line's id (a change can write two files: a topic and the index).
@@ -256,8 +259,8 @@ export const journal = Effect.fnUntraced(function* (agentId: string) {
     .map(({ row }) => row)
   // Each change is planned against its scope's files as they are now.
   const now = {
-    own: yield* store.load(Scope.own(agentId)),
-    team: yield* store.load(Scope.team)
+    own: yield* store.load(MemoryScope.own(agentId)),
+    team: yield* store.load(MemoryScope.team)
   }
   return shown.map((row): Views.JournalRow => {
     const candidate = row.id === undefined ? undefined : candidates.get(row.id)
@@ -272,7 +275,11 @@ export const journal = Effect.fnUntraced(function* (agentId: string) {
 })
 
 /** The entry of a scope's file named by its digest, and the file, as they are now. */
-export const findEntry = Effect.fnUntraced(function* (scope: Scope.Scope, topic: string | undefined, digest: string) {
+export const findEntry = Effect.fnUntraced(function* (
+  scope: MemoryScope.MemoryScope,
+  topic: string | undefined,
+  digest: string
+) {
   const store = yield* MemoryStore.MemoryStore
   const hash = digestWith((yield* Platform.Platform).sha256)
   const stored = yield* store.load(scope)

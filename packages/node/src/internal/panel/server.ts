@@ -6,7 +6,7 @@
  * the served Host, the access token, the page token of a change; and every response forbids framing, inline script and
  * caching.
  */
-import { Answer, MemoryConfig, NoMatch, Scope, Secret } from "@mneme/core"
+import { Answer, MemoryConfig, MemoryScope, NoMatch, Secret } from "@mneme/core"
 import {
   Memory,
   MemoryPending,
@@ -226,7 +226,8 @@ const ProposalForm = Schema.Struct({ agent: Schema.String, proposal: Schema.Stri
 const ReviewForm = Schema.Struct({ key: Schema.String, back: Schema.String })
 const PendingForm = Schema.Struct({ agent: Schema.String, side: Side, text: Schema.String, at: Schema.String })
 
-const scopeOf = (agentId: string, side: "own" | "team") => (side === "team" ? Scope.team : Scope.own(agentId))
+const scopeOf = (agentId: string, side: "own" | "team") =>
+  side === "team" ? MemoryScope.team : MemoryScope.own(agentId)
 
 const topicOf = (topic: string) => (topic.trim() === "" ? {} : { topic })
 
@@ -356,8 +357,8 @@ const noModel = (agentId: string | undefined) =>
 const listFor = Effect.fnUntraced(function* (agentId: string, given: string) {
   const store = yield* MemoryStore.MemoryStore
   const settings = yield* MemoryConfig.MemoryConfig
-  const own = yield* store.load(Scope.own(agentId))
-  const team = yield* store.load(Scope.team)
+  const own = yield* store.load(MemoryScope.own(agentId))
+  const team = yield* store.load(MemoryScope.team)
   const size = (scope: MemoryStore.ScopeView) => scope.files.find((file) => file.topic === undefined)?.size ?? 0
   return {
     listed: Ask.list(own, team, given, settings),
