@@ -159,10 +159,7 @@ const moduleState = (file: string, types: ReadonlyMap<string, ReadonlyArray<stri
   moduleStateOf(readFileSync(file, "utf8"), file, types)
 
 /** Modules over 400 lines that are being split, relative to the repository; nothing may be added. */
-const LONG_FOR_NOW: ReadonlyArray<string> = [
-  "packages/node/src/internal/panel/server.ts",
-  "packages/review/src/internal/memoryRoot.ts"
-]
+const LONG_FOR_NOW: ReadonlyArray<string> = ["packages/review/src/internal/memoryRoot.ts"]
 
 describe("the shape of the library", () => {
   it("the core and the services import nothing from node:", () => {
