@@ -3,11 +3,13 @@
  * and undo from the journal — as a thin service over the storage port. Each change is planned by `MemoryEdit` (the
  * rules, pure) against the files the port reads under its single writer, and written back through the port: each file
  * once, atomically, with its journal lines. The settings are read once, when the layer is built.
+ *
+ * The service and its layer are here; a batch is made in internal/storeApply.ts, undo in storeUndo.ts, purge in
+ * storePurge.ts, and what the store shows (a scope's view, an agent's, the agents') in storeView.ts.
  */
 import {
   type BadTopic,
   type Denied,
-  Entry,
   MemoryConfig,
   MemoryEdit,
   type MemoryFull,
@@ -17,17 +19,12 @@ import {
   type StorageError,
   type TooManyTopics
 } from "@mneme/core"
-import { Clock, Context, DateTime, Effect, Layer, Option, Result } from "effect"
-import * as Purge from "./Purge.ts"
-import {
-  type Actor,
-  type JournalLine,
-  MemoryRoot,
-  type ReadOptions,
-  type ReviewStateDocument,
-  type StoredFile,
-  type StoredScope
-} from "./MemoryRoot.ts"
+import { Context, Effect, Layer, Result } from "effect"
+import * as StoreApply from "./internal/storeApply.ts"
+import * as StorePurge from "./internal/storePurge.ts"
+import * as StoreUndo from "./internal/storeUndo.ts"
+import * as StoreView from "./internal/storeView.ts"
+import { type Actor, type JournalLine, MemoryRoot, type ReadOptions } from "./MemoryRoot.ts"
 
 /** An entry to add. */
 export type AddInput = MemoryEdit.AddInput
@@ -48,75 +45,34 @@ export type ChangeError = MemoryEdit.ChangeError
 export type Outcome = MemoryEdit.Outcome
 
 /** A scope as stored, and its topic files that MEMORY.md's index does not link. */
-export interface ScopeView extends StoredScope {
-  readonly unlinked: ReadonlyArray<StoredFile>
-}
+export type ScopeView = StoreView.ScopeView
 
 /** One entry of an agent's view. */
-export interface ViewEntry {
-  readonly scope: "own" | "team"
-  readonly topic: string | undefined
-  readonly text: string
-  readonly added: string | undefined
-  readonly by: string | undefined
-  readonly source: string | undefined
-}
+export type ViewEntry = StoreView.ViewEntry
 
 /** What a host can see of an agent's memory (docs/spec.md 4.6, without the last review). */
-export interface View {
-  readonly agentId: string
-  readonly entries: ReadonlyArray<ViewEntry>
-  /** MEMORY.md sizes in characters. */
-  readonly sizes: { readonly own: number; readonly team: number }
-  readonly limits: { readonly entry: number; readonly memory: number; readonly topic: number; readonly topics: number }
-}
+export type View = StoreView.View
 
 /** An agent of the root: its folder, its MEMORY.md's size and its number of topics (unknown for a folder of unknown origin). */
-export interface AgentSummary {
-  readonly agentId: string | undefined
-  /** The folder, relative to the root. */
-  readonly dir: string
-  readonly size: number | undefined
-  readonly topics: number | undefined
-}
+export type AgentSummary = StoreView.AgentSummary
 
 /**
  * How `apply` journals its batch: `journalAs: "consolidate"` journals every line with that op, so the batch is one
  * change an undo reverts whole (a consolidation pass).
  */
-export interface ApplyOptions {
-  readonly journalAs?: "consolidate" | undefined
-}
+export type ApplyOptions = StoreApply.ApplyOptions
 
 /** What `undo` takes: the scope, and the last `count` changes of it (1 when neither is given) or the change `id`. */
-export interface UndoInput extends Actor {
-  readonly scope: MemoryScope.MemoryScope
-  readonly count?: number | undefined
-  readonly id?: string | undefined
-}
+export type UndoInput = StoreUndo.UndoInput
 
 /**
  * What `purge` takes: the entry `match` names in a scope (and topic), as `remove` names it; or every entry of the root
  * whose sources all lie in the conversation `conversation`.
  */
-export type PurgeInput = Actor &
-  (
-    | {
-        readonly scope: MemoryScope.MemoryScope
-        readonly topic?: string | undefined
-        readonly match: string
-        readonly exact?: boolean | undefined
-      }
-    | { readonly conversation: string }
-  )
+export type PurgeInput = StorePurge.PurgeInput
 
 /** What a purge did: how many entries it removed, from which files, and how many journal lines it erased. */
-export interface PurgeOutcome {
-  readonly entries: number
-  readonly files: ReadonlyArray<string>
-  readonly erased: number
-  readonly message: string
-}
+export type PurgeOutcome = StorePurge.PurgeOutcome
 
 /**
  * A read that takes of a file past its size only what is shown of it (its first entries within its size, the rest
@@ -126,99 +82,23 @@ export const withinSizes = (settings: Pick<MemoryConfig.Settings, "memoryMax" | 
   within: { memory: settings.memoryMax, topic: settings.topicMax }
 })
 
-/** A scope with its unlinked topic files. */
-const viewOf = (stored: StoredScope): ScopeView => {
-  const links = new Set(stored.files.find((file) => file.topic === undefined)?.parsed.links.map((link) => link.topic))
-  return { ...stored, unlinked: stored.files.filter((file) => file.topic !== undefined && !links.has(file.topic)) }
-}
-
-/** The zone `added` dates are written in: `timeZone`, or UTC with one warning when it is not a known zone. */
-const zoneOf = Effect.fnUntraced(function* (timeZone: string) {
-  const zone = DateTime.zoneMakeNamed(timeZone)
-  if (Option.isNone(zone)) {
-    yield* Effect.logWarning(`mneme: unknown time zone ${JSON.stringify(timeZone)}; dates are written in UTC`)
-  }
-  return Option.getOrUndefined(zone)
-})
-
-/**
- * A planned batch, unless a change's storage failed (a topic file that could not be read), which fails it whole; the
- * other results are each change's own.
- */
-const settled = (batch: MemoryEdit.Batch) => {
-  const failed = batch.results.find(
-    (result): result is Result.Failure<Outcome, StorageError> =>
-      Result.isFailure(result) && result.failure._tag === "StorageError"
-  )
-  return failed === undefined
-    ? Effect.succeed({
-        draft: batch.draft,
-        results: batch.results as ReadonlyArray<Result.Result<Outcome, ChangeError>>
-      })
-    : Effect.fail(failed.failure)
-}
-
-/**
- * The topics of a scope a batch's changes need read: those they name, where every one of them is a replace or a remove
- * (which acts on its own file, and on MEMORY.md's index); `undefined` (the whole scope) where one adds (which looks for
- * the same fact in every file, and counts the topics).
- */
-const filesOf = (
-  changes: ReadonlyArray<MemoryEdit.Prepared>,
-  scope: MemoryScope.MemoryScope
-): ReadonlyArray<string> | undefined => {
-  const topics = new Set<string>()
-  for (const { change, topic } of changes) {
-    if (!MemoryScope.equals(change.scope, scope)) continue
-    if (change.op === "add") return undefined
-    if (topic !== undefined) topics.add(topic)
-  }
-  return [...topics]
-}
-
 const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
   const settings = yield* MemoryConfig.MemoryConfig
-  // Looked up for the first date written, not when the store is made: a command that only reads never pays for it.
-  const zone = yield* Effect.cached(Effect.suspend(() => zoneOf(settings.timeZone)))
-  /** Today's date in the configured zone (worked out once a write, a few microseconds). */
-  const today = Effect.gen(function* () {
-    const now = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
-    const inZone = yield* zone
-    return DateTime.formatIsoDate(inZone === undefined ? now : DateTime.setZone(now, inZone))
-  })
+  const today = yield* StoreApply.today(settings)
+  const context = Effect.map(today, (date): MemoryEdit.EditSettings => ({ settings, today: date }))
 
   const load = Effect.fn("MemoryStore.load")(function* (scope: MemoryScope.MemoryScope, options?: ReadOptions) {
-    return viewOf(yield* root.read(scope, options))
+    return StoreView.scopeView(yield* root.read(scope, options))
   })
 
   const apply = Effect.fn("MemoryStore.apply")(function* (changes: ReadonlyArray<Change>, options?: ApplyOptions) {
-    const context: MemoryEdit.EditSettings = { settings, today: yield* today }
-    const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
-    const ready = prepared.flatMap((change) => (Result.isSuccess(change) ? [change.success] : []))
-    const scopes = ready.map((change) => change.change.scope)
-    if (scopes.length === 0) {
-      return (yield* settled(MemoryEdit.planAll(MemoryEdit.start([]), prepared))).results
+    const given = yield* context
+    const prepared = changes.map((change) => MemoryEdit.prepare(change, given))
+    if (!prepared.some(Result.isSuccess)) {
+      return (yield* StoreApply.settled(MemoryEdit.planAll(MemoryEdit.start([]), prepared))).results
     }
-    return yield* root.write((writer) =>
-      Effect.gen(function* () {
-        const distinct = scopes.filter(
-          (scope, i) => scopes.findIndex((other) => MemoryScope.equals(other, scope)) === i
-        )
-        const read = yield* Effect.forEach(distinct, (scope) => writer.read(scope, filesOf(ready, scope)), {
-          concurrency: "unbounded"
-        })
-        const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
-        if (draft.writes.length > 0) {
-          const journalAs = options?.journalAs
-          yield* writer.commit(
-            draft.writes,
-            journalAs === undefined ? draft.journal : draft.journal.map((record) => ({ ...record, op: journalAs }))
-          )
-        }
-        return results
-      })
-    )
+    return yield* root.write((writer) => StoreApply.applyWith(writer, prepared, options))
   })
 
   /** One change as a batch of one: its outcome, or its error. */
@@ -238,128 +118,14 @@ const make = Effect.gen(function* () {
   })
 
   const undo = Effect.fn("MemoryStore.undo")(function* (input: UndoInput) {
-    const actor: Actor = input.auto === undefined ? { actor: input.actor } : { actor: input.actor, auto: input.auto }
-    return yield* root.write((writer) =>
-      Effect.gen(function* () {
-        const stored = yield* writer.read(input.scope)
-        const lines = yield* root.journal({ scope: input.scope })
-        const count = input.count ?? 1
-        const changes =
-          input.id !== undefined
-            ? [yield* Effect.fromResult(MemoryEdit.changeWithId(lines, input.id, stored.dir))]
-            : count <= 0
-              ? []
-              : MemoryEdit.undoable(lines).slice(-count).toReversed()
-        const outcomes: Array<Outcome> = []
-        let draft = MemoryEdit.start([stored])
-        for (const change of changes) {
-          const planned = MemoryEdit.undo(draft, change, actor, { settings })
-          const { draft: next, outcome } = yield* Effect.fromResult(planned)
-          draft = next
-          outcomes.push(outcome)
-        }
-        if (draft.writes.length > 0) yield* writer.commit(draft.writes, draft.journal)
-        return outcomes
-      })
-    )
+    return yield* StoreUndo.undoIn(root, settings, input)
   })
 
   const purge = Effect.fn("MemoryStore.purge")(function* (input: PurgeInput) {
-    const actor: Actor = input.auto === undefined ? { actor: input.actor } : { actor: input.actor, auto: input.auto }
-    const scopes =
-      "conversation" in input
-        ? [
-            MemoryScope.team,
-            ...(yield* root.agents).flatMap(({ agentId }) => (agentId === undefined ? [] : [MemoryScope.own(agentId)]))
-          ]
-        : [input.scope]
-    const context: MemoryEdit.EditSettings = { settings, today: yield* today }
-    // One unit of work: the files, the purge's journal lines and the erased review state land together.
-    return yield* root.transaction(
-      root.write((writer) =>
-        Effect.gen(function* () {
-          const read = yield* Effect.forEach(scopes, (scope) => writer.read(scope), { concurrency: "unbounded" })
-          const changes: ReadonlyArray<Change> =
-            "conversation" in input
-              ? read.flatMap((stored) =>
-                  stored.files.flatMap((file) =>
-                    [
-                      ...new Set(
-                        file.parsed.entries
-                          .filter((entry) => Purge.fromConversation(entry, input.conversation))
-                          .map((entry) => entry.text)
-                      )
-                    ].map((text): Change => ({
-                      op: "remove",
-                      scope: stored.scope,
-                      topic: file.topic,
-                      match: text,
-                      exact: true,
-                      ...actor
-                    }))
-                  )
-                )
-              : [
-                  {
-                    op: "remove",
-                    scope: input.scope,
-                    topic: input.topic,
-                    match: input.match,
-                    exact: input.exact,
-                    ...actor
-                  }
-                ]
-          const prepared = changes.map((change) => MemoryEdit.prepare(change, context))
-          const { draft, results } = yield* settled(MemoryEdit.planAll(MemoryEdit.start(read), prepared))
-          const removed: Array<Outcome> = []
-          for (const result of results) {
-            if (Result.isSuccess(result)) removed.push(result.success)
-            else if (!("conversation" in input))
-              return yield* Effect.fail(result.failure as NoMatch | Denied | BadTopic)
-          }
-          const texts = removed.map((outcome) => Entry.clean(outcome.before ?? ""))
-          const files = [...new Set(removed.map((outcome) => outcome.file))]
-          if (removed.length === 0) {
-            const message = `purged nothing: no entry's sources all lie in ${JSON.stringify("conversation" in input ? input.conversation : "")}`
-            return { entries: 0, files, erased: 0, message } satisfies PurgeOutcome
-          }
-          // The history first: a purge stopped after it leaves the entries in place, and can be made again.
-          const erased = yield* writer.erase(texts)
-          const dirs = read.filter((stored) =>
-            removed.some((outcome) => MemoryScope.equals(outcome.scope, stored.scope))
-          )
-          yield* writer.commit(
-            draft.writes,
-            dirs.map(({ dir, scope }) => ({
-              op: "purge" as const,
-              scope: dir,
-              file: dir,
-              ...actor,
-              entries: removed.filter((outcome) => MemoryScope.equals(outcome.scope, scope)).length
-            }))
-          )
-          yield* root.updateState((state: ReviewStateDocument) => Purge.eraseState(state, texts))
-          const count = removed.length
-          const message = `purged ${count} entr${count === 1 ? "y" : "ies"} from ${files.join(", ")}: the text is gone from memory, the journal (${erased} line${erased === 1 ? "" : "s"} erased) and the review state, and cannot be undone`
-          return { entries: count, files, erased, message } satisfies PurgeOutcome
-        })
-      )
-    )
+    return yield* StorePurge.purgeIn(root, yield* context, input)
   })
 
-  const agents = Effect.gen(function* () {
-    const folders = yield* root.agents
-    return yield* Effect.forEach(folders, ({ agentId, dir }) =>
-      agentId === undefined
-        ? Effect.succeed<AgentSummary>({ agentId, dir, size: undefined, topics: undefined })
-        : Effect.map(root.read(MemoryScope.own(agentId), withinSizes(settings)), (stored): AgentSummary => ({
-            agentId,
-            dir,
-            size: stored.files.find((file) => file.topic === undefined)?.size ?? 0,
-            topics: stored.files.length - 1 + stored.unreadable.length
-          }))
-    )
-  }).pipe(Effect.withSpan("MemoryStore.agents"))
+  const agents = StoreView.agentSummaries(root, withinSizes(settings)).pipe(Effect.withSpan("MemoryStore.agents"))
 
   const journal = Effect.fn("MemoryStore.journal")(function* (options?: {
     readonly limit?: number | undefined
@@ -370,30 +136,7 @@ const make = Effect.gen(function* () {
 
   const view = Effect.fn("MemoryStore.view")(function* (agentId: string) {
     const [own, team] = yield* Effect.all([load(MemoryScope.own(agentId)), load(MemoryScope.team)])
-    const entries = (scope: ScopeView) =>
-      scope.files.flatMap((file) =>
-        file.parsed.entries.map((entry): ViewEntry => ({
-          scope: MemoryScope.side(scope.scope),
-          topic: file.topic,
-          text: entry.text,
-          added: Entry.metaValue(entry.meta, "added"),
-          by: Entry.metaValue(entry.meta, "by"),
-          source: Entry.metaValue(entry.meta, "source")
-        }))
-      )
-    const memorySize = (scope: ScopeView) => scope.files.find((file) => file.topic === undefined)?.size ?? 0
-    const view: View = {
-      agentId,
-      entries: [...entries(own), ...entries(team)],
-      sizes: { own: memorySize(own), team: memorySize(team) },
-      limits: {
-        entry: settings.entryMax,
-        memory: settings.memoryMax,
-        topic: settings.topicMax,
-        topics: settings.topicsMax
-      }
-    }
-    return view
+    return StoreView.agentView(agentId, own, team, settings)
   })
 
   const archive = Effect.fn("MemoryStore.archive")(function* (agentId: string, actor: Actor = { actor: "host" }) {

@@ -146,12 +146,6 @@ const readable = (bytes: Uint8Array): boolean => {
   return bytes.length > 0 && printable * 10 >= bytes.length * 9
 }
 
-const base64Run = /[A-Za-z0-9+/_-]{16,}={0,2}/gu
-const hexRun = /\b(?:[0-9a-fA-F]{2}){8,}\b/gu
-const percentRun = /(?:%[0-9a-fA-F]{2})+/gu
-const entity = /&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));?/gu
-const escape = /\\u\{?([0-9a-fA-F]{4,6})\}?|\\x([0-9a-fA-F]{2})/gu
-
 /** A code point from its digits, or U+FFFD where there is none such. */
 const codePoint = (digits: string, radix: number): string => {
   const value = parseInt(digits, radix)
@@ -160,9 +154,15 @@ const codePoint = (digits: string, radix: number): string => {
 
 /**
  * What the text's encoded runs decode to, joined by new lines (empty when it holds none): each Base64 or hexadecimal
- * run that reads as text, and the text with its percent escapes, HTML entities and `\u` escapes decoded.
+ * run that reads as text, and the text with its percent escapes, HTML entities and `\u` escapes decoded. Its patterns
+ * are global, so each call makes its own: none keeps where an earlier call stopped.
  */
 export const decoded = (text: string): string => {
+  const base64Run = /[A-Za-z0-9+/_-]{16,}={0,2}/gu
+  const hexRun = /\b(?:[0-9a-fA-F]{2}){8,}\b/gu
+  const percentRun = /(?:%[0-9a-fA-F]{2})+/gu
+  const entity = /&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));?/gu
+  const escape = /\\u\{?([0-9a-fA-F]{4,6})\}?|\\x([0-9a-fA-F]{2})/gu
   const parts: Array<string> = []
   for (const [run] of text.matchAll(base64Run)) {
     const bytes = fromBase64(run.replace(/=+$/u, ""))

@@ -64,7 +64,7 @@ const monthLeads: ReadonlySet<string> = new Set([
   "of"
 ])
 
-const token = /[A-Za-z]+|[0-9]+(?:st|nd|rd|th)?/g
+const token = /[A-Za-z]+|[0-9]+(?:st|nd|rd|th)?/
 
 interface Token {
   readonly text: string

@@ -36,7 +36,6 @@ const stemmedMax = 40
 const cjkChar = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 const wordChar = /[\p{L}\p{N}\p{M}]/u
 const latinLetter = /\p{Script=Latin}/u
-const combiningMark = /\p{Mn}/gu
 const plainWord = /^[a-z]+$/
 
 /** What a code point is to the scan. */
@@ -62,7 +61,7 @@ const wordOf = (raw: string, stems: Stems): Word | undefined => {
     if (c >= 48 && c <= 57) digits = true
     else if (c >= 128) ascii = false
   }
-  if (!ascii && latinLetter.test(surface)) surface = surface.normalize("NFD").replace(combiningMark, "")
+  if (!ascii && latinLetter.test(surface)) surface = surface.normalize("NFD").replace(/\p{Mn}/gu, "")
   if (surface.length < 2 && !digits) return undefined
   if (digits) return { term: surface, surface, stop: false, kind: "number", capital }
   const stop = stopWords.has(surface)

@@ -2,9 +2,15 @@
  * The panel's journal page, newest first with undo where a change can be undone, and the pages of a request
  * without the access token or refused before it reaches the panel.
  */
-import { markup } from "./html.ts"
+import { type Html, markup } from "./html.ts"
 import type { Notice, Page, JournalRow } from "./viewModels.ts"
 import { when, agentLink, undoForm, layout } from "./viewParts.ts"
+
+/** A line a change took out (`-`, struck through) or put in (`+`); nothing where the change has none. */
+const changedLine = (sign: "-" | "+", text: string | undefined): Html | string =>
+  text === undefined
+    ? ""
+    : markup`<div class="line">${sign} ${sign === "-" ? markup`<del>${text}</del>` : markup`<ins>${text}</ins>`}</div>`
 
 /** The journal of the agent's own and team memory, newest first, with undo where a change can be undone. */
 export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<JournalRow>, given?: Notice): string => {
@@ -16,9 +22,7 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
         <td>${row.file}</td>
         <td>${row.actor}${row.auto ? markup` <span class="dim">(auto)</span>` : ""}</td>
         <td>
-          ${row.before === undefined ? "" : markup`<div class="line">- <del>${row.before}</del></div>`}${
-            row.after === undefined ? "" : markup`<div class="line">+ <ins>${row.after}</ins></div>`
-          }
+          ${changedLine("-", row.before)}${changedLine("+", row.after)}
         </td>
         <td>
           ${
@@ -55,8 +59,8 @@ export const journalPage = (page: Page, agentId: string, rows: ReadonlyArray<Jou
   return layout(page, `Journal of ${agentId}`, body, given)
 }
 
-/** The page a request without the access token gets: what to do, and nothing of memory. */
-export const unauthorized = (): string =>
+/** A page of its own, outside the panel's layout, that says only `body`. */
+const bare = (body: Html): string =>
   markup`<!doctype html>
     <html lang="en">
       <head>
@@ -64,22 +68,18 @@ export const unauthorized = (): string =>
         <title>mneme panel</title>
       </head>
       <body>
-        <p>
-          This panel needs its access link: open the link <code>mneme panel</code> printed when it started (it holds
-          the access token).
-        </p>
+        ${body}
       </body>
     </html>`.source
 
+/** The page a request without the access token gets: what to do, and nothing of memory. */
+export const unauthorized = (): string =>
+  bare(
+    markup`<p>
+      This panel needs its access link: open the link <code>mneme panel</code> printed when it started (it holds the
+      access token).
+    </p>`
+  )
+
 /** The page of a request that is refused before it reaches the panel (a wrong Host, another site, a stale page). */
-export const refused = (reason: string): string =>
-  markup`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>mneme panel</title>
-      </head>
-      <body>
-        <p>${reason}</p>
-      </body>
-    </html>`.source
+export const refused = (reason: string): string => bare(markup`<p>${reason}</p>`)
