@@ -24,8 +24,8 @@ export interface Ports {
 
 /**
  * The `Transcript` and `Agents` ports over one conversation of `count` lines (and `Groups`, of a group), line `i` read
- * by `lineAt(i)` when the review pulls it; the transcript reads from a cursor too (a binary search of `seqAt`), so reviewing a long transcript
- * to its end takes time in proportion to it.
+ * by `lineAt(i)` when the review pulls it; the transcript reads from a cursor too (a binary search of `seqAt`), so
+ * reviewing a long transcript to its end takes time in proportion to it.
  */
 export const portsOver = (
   options: Ports,
