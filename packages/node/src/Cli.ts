@@ -12,17 +12,9 @@
 import { Secret } from "@mneme/core"
 import { Cause, Console, Effect, Logger, PlatformError, References } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
-import {
-  Exit,
-  ExitCode,
-  markValues,
-  mneme,
-  printFailureJson,
-  printJson,
-  version,
-  wantsJson
-} from "./internal/cli/common.ts"
+import { Exit, ExitCode, markValues, mneme, printFailureJson, printJson, version } from "./internal/cli/common.ts"
 import { commandOf } from "./internal/cli/commandChoice.ts"
+import { globalSwitches, type Switches } from "./internal/cli/globalSwitches.ts"
 import * as TextFile from "./internal/textFile.ts"
 
 export { noModel } from "./internal/cli/model.ts"
@@ -145,10 +137,7 @@ const explain = (error: unknown, typed: boolean): Failure => {
 }
 
 /** Reports a failed run on stderr (and as one JSON document on stdout with `--json`) and gives its exit code. */
-const report = (
-  cause: Cause.Cause<unknown>,
-  options: { readonly verbose: boolean; readonly json: boolean }
-): Effect.Effect<number> =>
+const report = (cause: Cause.Cause<unknown>, options: Switches): Effect.Effect<number> =>
   Effect.gen(function* () {
     const error = Cause.squash(cause)
     // Reported already by the command that ended the run (a failed review has printed its summary and its failure).
@@ -167,16 +156,18 @@ const report = (
     return failure.code
   })
 
-/** Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`. */
-export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> =>
-  Effect.flatMap(commandLine(args), (cli) => Command.runWith(cli, { version })(markValues(args))).pipe(
-    Effect.provide(CliOutput.layerPresenter(presenter(wantsJson(args)))),
+/**
+ * Runs the command line on `args` (without the node and script paths); a failure is reported, then ends as `Exit`.
+ * `--json` and `--verbose` are read before parsing (`globalSwitches` says why), for the presenter, the log level and
+ * the report of a failure, a usage error among them.
+ */
+export const run = (args: ReadonlyArray<string>): Effect.Effect<void, Exit, Command.Environment> => {
+  const switches = globalSwitches(args)
+  return Effect.flatMap(commandLine(args), (cli) => Command.runWith(cli, { version })(markValues(args))).pipe(
+    Effect.provide(CliOutput.layerPresenter(presenter(switches.json))),
     // The review's warnings are in its summary; its log lines are for --verbose (or --log-level), on stderr.
     Effect.provideService(Logger.LogToStderr, true),
-    Effect.provideService(References.MinimumLogLevel, args.includes("--verbose") ? "Info" : "None"),
-    Effect.catchCause((cause) =>
-      Effect.flatMap(report(cause, { verbose: args.includes("--verbose"), json: wantsJson(args) }), (code) =>
-        Effect.fail(new Exit({ code }))
-      )
-    )
+    Effect.provideService(References.MinimumLogLevel, switches.verbose ? "Info" : "None"),
+    Effect.catchCause((cause) => Effect.flatMap(report(cause, switches), (code) => Effect.fail(new Exit({ code }))))
   )
+}

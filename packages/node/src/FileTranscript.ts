@@ -152,8 +152,9 @@ export interface Options extends Ports {
 }
 
 /**
- * The `Transcript` and `Agents` ports over one conversation's lines held in memory and its one agent; the transcript
- * reads from a cursor too, so reviewing a long file to its end takes time in proportion to it.
+ * The `Transcript` and `Agents` ports over one conversation's lines held in memory and its one agent (its members and
+ * `Groups`, for a group); the transcript reads from a cursor too, so reviewing a long file to its end takes time in
+ * proportion to it.
  */
 export const layer = (options: Options): Layer.Layer<Transcript.Transcript | Agents.Agents> => {
   const { lines } = options

@@ -1,8 +1,9 @@
 /**
  * The one composition of mneme (docs/design.md, "The shape"): the memory review, the memory store, the review state and
  * the storage port over one memory root, and memory in use (the agent's tools' handlers, the memory section of its
- * prompt), with the settings read once. A host gives its ports (`Transcript`, `Agents`), a `ReviewModel` and the
- * platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a host that wires them by hand.
+ * prompt), with the settings read once. A host gives its ports (`Transcript`, `Agents`, and `Groups` where it has
+ * groups), a `ReviewModel` and the platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a host
+ * that wires them by hand.
  */
 import { type Backoff, MemoryConfig } from "@mneme/core"
 import { Effect, type FileSystem, Layer, type Path } from "effect"
@@ -42,7 +43,7 @@ export type Services =
   | MemoryPrompt.MemoryPrompt
   | MemoryTools.Handlers
 
-/** What the host gives: its transcript and agents, and the review's model. */
+/** What the host gives: its transcript and agents, and the review's model (its `Groups`, if any, has a default). */
 export type HostPorts = Transcript | Agents | ReviewModel
 
 /** What the files backend needs of the platform. */

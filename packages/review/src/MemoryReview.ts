@@ -21,6 +21,7 @@ import {
   SubscriptionRef
 } from "effect"
 import { Agents } from "./Agents.ts"
+import * as Groups from "./Groups.ts"
 import * as ReviewRun from "./internal/reviewRun.ts"
 import * as UntilDone from "./internal/untilDone.ts"
 import { MemoryPending } from "./MemoryPending.ts"
@@ -130,12 +131,12 @@ export interface Options {
   readonly policy?: Backoff.Policy | undefined
 }
 
-/** What a conversation's reviews are of: the conversation, or each member of a group (`Transcript.membersOf`). */
+/** What a conversation's reviews are of: the conversation, or each member of a group (`Groups.membersOf`). */
 export const targetsIn = (
-  transcript: Transcript["Service"],
+  groups: Groups.Service,
   conversationId: string
 ): Effect.Effect<ReadonlyArray<ReviewOutcome.Target>, TranscriptError> =>
-  Effect.map(transcript.membersOf(conversationId), (members): ReadonlyArray<ReviewOutcome.Target> =>
+  Effect.map(groups.membersOf(conversationId), (members): ReadonlyArray<ReviewOutcome.Target> =>
     members === undefined
       ? [{ conversationId, member: undefined }]
       : members.map((member) => ({ conversationId, member }))
@@ -176,6 +177,7 @@ export const reviewOnce = Effect.fnUntraced(function* (options: Options = {}) {
     store: yield* MemoryStore,
     state,
     transcript: yield* Transcript,
+    groups: yield* Groups.Groups,
     agents: yield* Agents,
     model: yield* ReviewModel,
     tracker,
@@ -191,6 +193,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const store = yield* MemoryStore
   const state = yield* ReviewState
   const transcript = yield* Transcript
+  const groups = yield* Groups.Groups
   const review = yield* reviewOnce(options)
   const oneAtATime = yield* Semaphore.make(1)
   const pending = yield* SubscriptionRef.make<Pending>(idle)
@@ -201,7 +204,7 @@ export const make = Effect.fnUntraced(function* (options: Options = {}) {
   const timers = yield* FiberMap.make<string>()
   const queue = yield* Queue.unbounded<ReviewOutcome.Target>()
 
-  const targetsOf = (conversationId: string) => targetsIn(transcript, conversationId)
+  const targetsOf = (conversationId: string) => targetsIn(groups, conversationId)
 
   /** Runs a review one at a time, counted as running from `start` (which marks it so) until it ends. */
   const running = <A>(start: (s: Pending) => Pending, effect: Effect.Effect<A>) =>

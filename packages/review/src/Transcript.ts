@@ -1,7 +1,7 @@
 /**
  * The host's transcript, as mneme reads it: a conversation's lines newest first (and from a cursor either way), the
- * agent that owns it (or the member agents of a group), and the anchor an entry cites as its source. A host gives what
- * it has to `make`, which fills the rest; the test kit has an in-memory one.
+ * agent that owns it, and the anchor an entry cites as its source (the members of a group are `Groups`'). A host gives
+ * what it has to `make`, which fills the rest; the test kit has an in-memory one.
  */
 import { Context, Effect, Stream } from "effect"
 import type { Lines, TranscriptError } from "@mneme/core"
@@ -28,14 +28,8 @@ export class Transcript extends Context.Service<
      * proportion to it. Without (`make`'s own, which walk `newestFirst` back), a review reads `newestFirst` once.
      */
     readonly seeks: boolean
-    /** The agent that owns a conversation (not asked of a group). */
+    /** The agent that owns a conversation (not asked of a group: `Groups.membersOf`). */
     readonly agentOf: (conversationId: string) => Effect.Effect<string, TranscriptError>
-    /**
-     * The member agents of a group conversation (docs/spec.md 4.7), or `undefined` for a conversation one agent owns.
-     * In a group's lines an agent's line names the agent by id (`who: "agent", name: <agentId>`) and a person's line
-     * names the person (`who: "user", name`). Each member is reviewed on its own, with its own cursor.
-     */
-    readonly membersOf: (conversationId: string) => Effect.Effect<ReadonlyArray<string> | undefined, TranscriptError>
     /** The source an entry learned from a line cites (by default `<conversationId> #<seq>`). */
     readonly anchor: (conversationId: string, seq: number) => Effect.Effect<string>
   }
@@ -43,17 +37,16 @@ export class Transcript extends Context.Service<
 
 /**
  * What a host gives `make`: its lines newest first, the owner of a conversation, and the anchor a line is cited by;
- * reads from a cursor (both, where its log can seek) and the members of its groups where it has any.
+ * and reads from a cursor (both, where its log can seek).
  */
 export interface Host extends Pick<Transcript["Service"], "newestFirst" | "agentOf" | "anchor"> {
   readonly oldestAfter?: Transcript["Service"]["oldestAfter"] | undefined
   readonly newestUpTo?: Transcript["Service"]["newestUpTo"] | undefined
-  readonly membersOf?: Transcript["Service"]["membersOf"] | undefined
 }
 
 /**
  * The transcript over what a host gives: what it leaves out read from `newestFirst` (the lines after a cursor, the
- * lines up to one), or none (no conversation is a group). It `seeks` when the host gives both reads from a cursor.
+ * lines up to one). It `seeks` when the host gives both reads from a cursor.
  */
 export const make = (host: Host): Transcript["Service"] => {
   const { newestFirst } = host
@@ -74,7 +67,6 @@ export const make = (host: Host): Transcript["Service"] => {
       ((conversationId, seq) => newestFirst(conversationId).pipe(Stream.dropWhile((line) => line.seq > seq))),
     seeks: host.oldestAfter !== undefined && host.newestUpTo !== undefined,
     agentOf: host.agentOf,
-    membersOf: host.membersOf ?? (() => Effect.succeed(undefined)),
     anchor: host.anchor
   })
 }

@@ -6,6 +6,7 @@
  */
 export * as Agents from "./Agents.ts"
 export * as FileRoot from "./FileRoot.ts"
+export * as Groups from "./Groups.ts"
 export * as Memory from "./Memory.ts"
 export * as MemoryConsolidation from "./MemoryConsolidation.ts"
 export * as MemoryPending from "./MemoryPending.ts"

@@ -13,6 +13,7 @@ import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import type { PlatformError } from "effect/PlatformError"
 import { Agents, type AgentInfo } from "./Agents.ts"
+import * as Groups from "./Groups.ts"
 import * as Memory from "./Memory.ts"
 import { layerTest, type Platform } from "./Platform.ts"
 import * as ReviewModel from "./ReviewModel.ts"
@@ -195,7 +196,7 @@ interface Conversation {
   readonly pulled: number
 }
 
-/** An in-memory `Transcript` and `Agents`, with `TranscriptMemory` to fill them. */
+/** An in-memory `Transcript`, `Groups` and `Agents`, with `TranscriptMemory` to fill them. */
 export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agents> = Layer.effectContext(
   Effect.gen(function* () {
     const agents = yield* Ref.make(new Map<string, AgentInfo>())
@@ -252,7 +253,6 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
               )
             : Effect.succeed(conversation.agentId)
         ),
-      membersOf: (conversationId) => Effect.map(find(conversationId), (conversation) => conversation.members),
       anchor: (conversationId, seq) => Effect.succeed(defaultAnchor(conversationId, seq))
     })
     const memory = TranscriptMemory.of({
@@ -309,6 +309,10 @@ export const transcriptMemory: Layer.Layer<TranscriptMemory | Transcript | Agent
     })
     return Context.make(TranscriptMemory, memory).pipe(
       Context.add(Transcript, transcript),
+      Context.add(
+        Groups.Groups,
+        Groups.make((conversationId) => Effect.map(find(conversationId), (conversation) => conversation.members))
+      ),
       Context.add(Agents, Agents.of({ get: (agentId) => Effect.map(Ref.get(agents), (all) => all.get(agentId)) }))
     )
   })

@@ -5,6 +5,7 @@ import { Context, Effect, Exit, Layer, Metric, Stream } from "effect"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { Agents } from "../src/Agents.ts"
+import * as Groups from "../src/Groups.ts"
 import * as Apply from "../src/internal/reviewApply.ts"
 import { choose } from "../src/internal/reviewChoose.ts"
 import { read, reviewPlan } from "../src/internal/reviewRead.ts"
@@ -137,7 +138,7 @@ describe("a transcript from what the host gives", () => {
       assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 9)), [9, 5, 2])
       assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 8)), [5, 2])
       assert.deepStrictEqual(yield* collected(transcript.newestUpTo("c1", 1)), [])
-      assert.isUndefined(yield* transcript.membersOf("c1"))
+      assert.isUndefined(yield* Groups.Groups.use((groups) => groups.membersOf("c1")))
     })
   )
 

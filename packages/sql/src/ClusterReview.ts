@@ -12,7 +12,7 @@
  * `layer` is `MemoryReview` over the cluster, so a host's turn loop does not change; `entities` runs the entity on a
  * runner; `boundedModel` bounds the model calls in flight per runner, in place of one review at a time per host.
  */
-import { MemoryReview, ReviewModel, ReviewOutcome, Transcript } from "@mneme/review"
+import { Groups, MemoryReview, ReviewModel, ReviewOutcome } from "@mneme/review"
 import { Effect, FiberSet, Layer, PrimaryKey, Ref, Schema, Semaphore, Stream, SubscriptionRef } from "effect"
 import { ClusterSchema, Entity, Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -69,7 +69,7 @@ const payloadOf = (target: ReviewOutcome.Target) =>
  * What the entity and the cluster's `MemoryReview` run on: the sharding, and the composition (`Memory.layerOver`) they
  * take their review, settings and failure policy from.
  */
-export type Needs = Sharding.Sharding | MemoryReview.Reviewer | MemoryReview.MemoryReview | Transcript.Transcript
+export type Needs = Sharding.Sharding | MemoryReview.Reviewer | MemoryReview.MemoryReview
 
 /**
  * The `ConversationReview` entity on this runner: each entity runs its conversation's reviews one at a time, with the
@@ -116,21 +116,17 @@ export const boundedModel = (inFlight: number): Layer.Layer<ReviewModel.ReviewMo
  * in a group), wherever it runs; `pending` and `awaitIdle` count the turn ends this replica sent whose reviews have not
  * ended. `reviewNow`, `beforeDrop`, `lastReview` and `view` are the composition's `MemoryReview`, in this replica.
  */
-export const layer = (): Layer.Layer<
-  MemoryReview.MemoryReview,
-  never,
-  Sharding.Sharding | MemoryReview.MemoryReview | Transcript.Transcript
-> =>
+export const layer = (): Layer.Layer<MemoryReview.MemoryReview, never, Sharding.Sharding | MemoryReview.MemoryReview> =>
   Layer.effect(
     MemoryReview.MemoryReview,
     Effect.gen(function* () {
       const local = yield* MemoryReview.MemoryReview
       const sharding = yield* Sharding.Sharding
-      const transcript = yield* Transcript.Transcript
+      const groups = yield* Groups.Groups
       const clientFor = yield* ConversationReview.client
       const sent = yield* FiberSet.make<unknown, never>()
       const waiting = yield* SubscriptionRef.make(0)
-      const targetsOf = (conversationId: string) => MemoryReview.targetsIn(transcript, conversationId)
+      const targetsOf = (conversationId: string) => MemoryReview.targetsIn(groups, conversationId)
       /** Sends `message` to each entity of the conversation; a failure to send is warned, never the host's. */
       const toEach = (
         conversationId: string,

@@ -21,6 +21,7 @@ import {
   targetKey,
   warnings
 } from "../ReviewOutcome.ts"
+import type * as Groups from "../Groups.ts"
 import type { Transcript } from "../Transcript.ts"
 import * as Pass from "./reviewPass.ts"
 import * as Read from "./reviewRead.ts"
@@ -28,6 +29,7 @@ import * as Read from "./reviewRead.ts"
 /** What one review works with. */
 export interface Services extends Pass.Services {
   readonly transcript: Transcript["Service"]
+  readonly groups: Groups.Service
   readonly tracker: Backoff.Tracker<StorageError>
 }
 
@@ -159,7 +161,7 @@ const asMember = Effect.fnUntraced(function* (
   member: string,
   lines: { readonly context: ReadonlyArray<Lines.Line>; readonly lines: ReadonlyArray<Lines.Line> }
 ): Effect.fn.Return<Pick<Pass.Input, "context" | "lines" | "group">, TranscriptError> {
-  const members = (yield* services.transcript.membersOf(conversationId)) ?? []
+  const members = (yield* services.groups.membersOf(conversationId)) ?? []
   const all = [...lines.context, ...lines.lines]
   const others = new Set([
     ...members.filter((id) => id !== member),

@@ -133,24 +133,6 @@ export const printJson = (value: unknown) => Console.log(JSON.stringify(value, n
 /** The one JSON document a failed run prints with `--json`: `{"ok": false, "error": {"tag", "message"}}`. */
 export const printFailureJson = (tag: string, message: string) => printJson({ ok: false, error: { tag, message } })
 
-const trueWords = new Set(["true", "1", "y", "yes", "on"])
-const falseWords = new Set(["false", "0", "n", "no", "off"])
-
-/**
- * Whether `args` ask for JSON (`--json`, `--json=yes`, `--json false`, `--no-json`: the last one wins), read before
- * the command line is parsed so that a usage error is one JSON document too. Arguments after `--` are values.
- */
-export const wantsJson = (args: ReadonlyArray<string>): boolean => {
-  let json = false
-  for (const [i, arg] of args.entries()) {
-    if (arg === "--") break
-    if (arg === "--no-json") json = false
-    else if (arg.startsWith("--json=")) json = trueWords.has(arg.slice("--json=".length).toLowerCase())
-    else if (arg === "--json") json = !falseWords.has((args[i + 1] ?? "").toLowerCase())
-  }
-  return json
-}
-
 export const topicFlag = textFlag("topic").pipe(
   Flag.withDescription("A topic file instead of MEMORY.md"),
   Flag.withMetavar("T"),

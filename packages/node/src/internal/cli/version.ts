@@ -4,6 +4,7 @@
  * (`mneme v0.1.0`, bold where the terminal takes colour; with `--json`, one JSON document); any other command line
  * goes to the parser.
  */
+import { globalSwitches } from "./globalSwitches.ts"
 
 /** The version `mneme --version` prints, and the MCP server gives its clients. */
 export const version = "0.1.0"
@@ -40,7 +41,7 @@ export const versionOutput = (args: ReadonlyArray<string>, terminal: Terminal): 
     const bold = (text: string) => `\x1b[1m${text}\x1b[0m`
     return `${bold("mneme")} \x1b[2mv\x1b[0m${bold(version)}\n`
   }
-  const asked = [first, second]
-  if (!asked.includes("--json") || !asked.some((arg) => versionFlags.has(arg))) return undefined
+  const other = versionFlags.has(first) ? second : versionFlags.has(second) ? first : undefined
+  if (other === undefined || !globalSwitches([other]).json) return undefined
   return `${JSON.stringify({ name: "mneme", version }, null, 2)}\n`
 }

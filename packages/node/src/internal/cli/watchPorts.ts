@@ -58,19 +58,11 @@ export const folderTranscript = (
         now?.conversationId === conversationId ? read(now.transcript) : Stream.fail(notNow(conversationId))
       )
     )
-  const inReview = <A>(
-    conversationId: string,
-    ask: (transcript: Transcript.Transcript["Service"]) => Effect.Effect<A, TranscriptError>
-  ) =>
-    Effect.flatMap(Ref.get(current), (now) =>
-      now?.conversationId === conversationId ? ask(now.transcript) : Effect.fail(notNow(conversationId))
-    )
   return Transcript.make({
     newestFirst: (id) => lines(id, (transcript) => transcript.newestFirst(id)),
     oldestAfter: (id, cursor) => lines(id, (transcript) => transcript.oldestAfter(id, cursor)),
     newestUpTo: (id, seq) => lines(id, (transcript) => transcript.newestUpTo(id, seq)),
     agentOf: () => Effect.succeed(agentId),
-    membersOf: (id) => inReview(id, () => Effect.succeed(undefined)),
     anchor: (id, seq) =>
       Effect.flatMap(Ref.get(current), (now) =>
         now?.conversationId === id ? now.transcript.anchor(id, seq) : Effect.succeed(Transcript.defaultAnchor(id, seq))

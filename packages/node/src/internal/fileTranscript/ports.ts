@@ -1,9 +1,9 @@
 /**
  * The `Transcript` and `Agents` ports over one conversation of a transcript file, its lines read by index as the review
- * pulls them.
+ * pulls them, and `Groups` when the file is a group conversation.
  */
 import { type Lines, TranscriptError } from "@mneme/core"
-import { Agents, Transcript } from "@mneme/review"
+import { Agents, Groups, Transcript } from "@mneme/review"
 import { Effect, Layer, Stream } from "effect"
 import * as TranscriptIndex from "../transcriptIndex.ts"
 
@@ -23,9 +23,9 @@ export interface Ports {
 }
 
 /**
- * The `Transcript` and `Agents` ports over one conversation of `count` lines, line `i` read by `lineAt(i)` when the
- * review pulls it; the transcript reads from a cursor too (a binary search of `seqAt`), so reviewing a long transcript
- * to its end takes time in proportion to it.
+ * The `Transcript` and `Agents` ports over one conversation of `count` lines (and `Groups`, of a group), line `i` read
+ * by `lineAt(i)` when the review pulls it; the transcript reads from a cursor too (a binary search of `seqAt`), so
+ * reviewing a long transcript to its end takes time in proportion to it.
  */
 export const portsOver = (
   options: Ports,
@@ -53,10 +53,6 @@ export const portsOver = (
           conversationId === options.conversationId
             ? Effect.succeed(options.agentId)
             : Effect.fail(unknown(conversationId)),
-        membersOf: (conversationId) =>
-          conversationId === options.conversationId
-            ? Effect.succeed(options.members)
-            : Effect.fail(unknown(conversationId)),
         anchor: (conversationId, seq) =>
           Effect.succeed(
             Transcript.defaultAnchor(
@@ -66,6 +62,14 @@ export const portsOver = (
           )
       })
     ),
+    // A group's members are its own port: a conversation one agent owns needs none (`Groups`' default).
+    options.members === undefined
+      ? Layer.empty
+      : Groups.layer((conversationId) =>
+          conversationId === options.conversationId
+            ? Effect.succeed(options.members)
+            : Effect.fail(unknown(conversationId))
+        ),
     Layer.succeed(Agents.Agents)({
       get: (agentId) =>
         Effect.succeed(
