@@ -5,7 +5,7 @@
  * when a cursor it expects has moved. See `stateFile.ts` for the format.
  */
 import { NewerFormat, ReadFailed, type StorageError } from "@mneme/core"
-import { Clock, Effect, type FileSystem, type Path } from "effect"
+import { Clock, Effect, type FileSystem, type Path, Ref } from "effect"
 import { emptyState, type ReviewStateDocument, type StateChange, type StateKeys, staleCursor } from "../MemoryRoot.ts"
 import type { Platform } from "../Platform.ts"
 import * as FileCache from "./fileCache.ts"
@@ -30,45 +30,54 @@ export interface StateWrite {
   readonly raw: StateFile.Raw | undefined
 }
 
-/** The state file of one root, as last read by this instance. */
-export const make = ({ fs, path, platform, looker }: Services) => {
-  /**
-   * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8), and, once
-   * asked for, what it held decoded whole (`found`) and its JSON as parsed (`raw`, `null` when it is not a version 2
-   * state; a key's entry is decoded from it alone). Trusted as the files are; a text read again and found the same is
-   * not parsed again.
-   */
-  interface StateSeen extends Paths.Stamp {
-    readonly readAt: number
-    readonly text: string | undefined
-    found: StateFile.Read | undefined
-    raw: StateFile.Raw | null | undefined
-  }
+/**
+ * The state file as last read: its stamp, when it was read, its text (`undefined` when it was not UTF-8), and, once
+ * asked for, what it held decoded whole (`found`) and its JSON as parsed (`raw`, `null` when it is not a version 2
+ * state; a key's entry is decoded from it alone). Trusted as the files are; a text read again and found the same is
+ * not parsed again.
+ */
+interface Seen extends Paths.Stamp {
+  readonly readAt: number
+  readonly text: string | undefined
+  readonly found: StateFile.Read | undefined
+  readonly raw: StateFile.Raw | null | undefined
+}
 
-  let stateRead: StateSeen | undefined
+/** The state file of one root, as last read by this instance (held in a `Ref` made here). */
+export const make = Effect.fnUntraced(function* ({ fs, path, platform, looker }: Services) {
+  const seenRef = yield* Ref.make<Seen | undefined>(undefined)
+
+  /** Keeps what was decoded of `seen`'s text with the last read, while that read has the same text. */
+  const remember = (seen: Seen, added: Partial<Pick<Seen, "found" | "raw">>) =>
+    Ref.update(seenRef, (last) => (last !== undefined && last.text === seen.text ? { ...last, ...added } : last))
 
   /** What the state file held, decoded whole (once). */
-  const foundOf = (seen: StateSeen): StateFile.Read =>
-    (seen.found ??=
-      seen.text === undefined ? { _tag: "Damaged", detail: "it is not UTF-8 text" } : StateFile.decode(seen.text))
+  const foundOf = (seen: Seen): Effect.Effect<StateFile.Read> => {
+    if (seen.found !== undefined) return Effect.succeed(seen.found)
+    const found: StateFile.Read =
+      seen.text === undefined ? { _tag: "Damaged", detail: "it is not UTF-8 text" } : StateFile.decode(seen.text)
+    return Effect.as(remember(seen, { found }), found)
+  }
 
   /** The state file's JSON as parsed (once), `null` when it is not a version 2 state. */
-  const rawOf = (seen: StateSeen): StateFile.Raw | null =>
-    (seen.raw ??= seen.text === undefined ? null : (StateFile.parseRaw(seen.text) ?? null))
+  const rawOf = (seen: Seen): Effect.Effect<StateFile.Raw | null> => {
+    if (seen.raw !== undefined) return Effect.succeed(seen.raw)
+    const raw = seen.text === undefined ? null : (StateFile.parseRaw(seen.text) ?? null)
+    return Effect.as(remember(seen, { raw }), raw)
+  }
 
   /**
    * Keeps the state this writer has just written: the file is read again next time (a stamp no file has), and its
    * text, found the same, is not parsed again.
    */
-  const stateWritten = ({ text, next, raw }: StateWrite) => {
-    stateRead = {
+  const stateWritten = ({ text, next, raw }: StateWrite) =>
+    Ref.set(seenRef, {
       ...FileCache.noStamp,
       readAt: 0,
       text,
       found: next === undefined ? undefined : { _tag: "State", state: next },
       raw
-    }
-  }
+    })
 
   /**
    * The state file in the root whose real path is `real`: where it is, and what was read of it (`undefined` where
@@ -81,22 +90,29 @@ export const make = ({ fs, path, platform, looker }: Services) => {
       return yield* storageError(new ReadFailed({ file: StateFile.stateName, detail: "it is a folder, not a file" }))
     }
     const stamp = Paths.stampOf(info)
-    if (stateRead !== undefined && FileCache.trusted(stateRead, stamp)) return { absolute, seen: stateRead }
+    const last = yield* Ref.get(seenRef)
+    if (last !== undefined && FileCache.trusted(last, stamp)) return { absolute, seen: last }
     const readAt = yield* Clock.currentTimeMillis
     const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
     if (bytes === undefined) return { absolute, seen: undefined }
     const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
     const text = decoded._tag === "Success" ? decoded.success : undefined
-    const last = stateRead
     const same = text !== undefined && last !== undefined && last.text === text
-    stateRead = { ...stamp, readAt, text, found: same ? last.found : undefined, raw: same ? last.raw : undefined }
-    return { absolute, seen: stateRead }
+    const seen: Seen = {
+      ...stamp,
+      readAt,
+      text,
+      found: same ? last.found : undefined,
+      raw: same ? last.raw : undefined
+    }
+    yield* Ref.set(seenRef, seen)
+    return { absolute, seen }
   })
 
   /** What the state file holds, decoded whole: the state, or why it cannot be used (`undefined` where there is none). */
   const foundNow = Effect.fnUntraced(function* (real: string) {
     const { absolute, seen } = yield* stateNow(real)
-    const found = seen === undefined ? undefined : foundOf(seen)
+    const found = seen === undefined ? undefined : yield* foundOf(seen)
     if (found?._tag === "Newer") {
       return yield* storageError(new NewerFormat({ file: StateFile.stateName, version: found.version }))
     }
@@ -134,7 +150,7 @@ export const make = ({ fs, path, platform, looker }: Services) => {
    */
   const pickedNow = Effect.fnUntraced(function* (real: string, keys: StateKeys) {
     const { absolute, seen } = yield* stateNow(real)
-    const raw = seen === undefined ? StateFile.emptyRaw : rawOf(seen)
+    const raw = seen === undefined ? StateFile.emptyRaw : yield* rawOf(seen)
     const state = raw === null ? undefined : StateFile.pick(raw, keys)
     return state === undefined || raw === null ? undefined : { absolute, raw, state, text: seen?.text }
   })
@@ -161,4 +177,4 @@ export const make = ({ fs, path, platform, looker }: Services) => {
   })
 
   return { stateWritten, foundNow, stateHeld, pickedNow, stateChanged }
-}
+})
