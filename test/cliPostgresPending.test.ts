@@ -2,10 +2,11 @@
  * The entries a review holds for a person (issue 28) over memory in Postgres, as a person runs the CLI: `mneme review
  * --memory postgres://…` holds what reads as an instruction and what another speaker said, in the schema's `pending`
  * table; `mneme pending`, `approve` and `reject` list and decide them there; `mneme journal` shows each hold, approval
- * and rejection; `mneme undo` takes back the entry an approval wrote. These tests fail, never skip, without Postgres.
+ * and rejection; `mneme undo` takes back the entry an approval wrote; `mneme import` and `export` move them between a
+ * folder and Postgres as they are. These tests fail, never skip, without Postgres.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assertFailure, mneme, type Run, scratch } from "./cliKit.ts"
 import { freshRoot, psql } from "./postgresKit.ts"
@@ -31,6 +32,15 @@ const ownEntries = (url: string): ReadonlyArray<string> => {
     .filter((scope) => scope.scope === "own")
     .flatMap((scope) => scope.files.flatMap((file) => file.entries.map((entry) => entry.text)))
 }
+
+/** The pending entries `pending --json` lists, every field. */
+const pendingJson = (url: string): unknown => JSON.parse(ok(at(url, "pending", "--json")))
+
+/** The ops of the journal's lines. */
+const journalOps = (url: string): ReadonlyArray<string> =>
+  (JSON.parse(ok(at(url, "journal", "--json"))) as { journal: ReadonlyArray<{ op: string }> }).journal.map(
+    (line) => line.op
+  )
 
 const pendingTexts = (url: string): ReadonlyArray<string> =>
   (JSON.parse(ok(at(url, "pending", "--json"))) as { pending: ReadonlyArray<{ text: string }> }).pending.map(
@@ -131,4 +141,62 @@ describe("mneme pending, approve and reject --memory postgres://…", () => {
     assert.deepStrictEqual(ownEntries(url), [spanish])
     assert.strictEqual(psql(`SELECT count(*) FROM "${schema}".journal WHERE op <> 'hold'`).trim(), "1")
   })
+
+  it(
+    "import and export move the entries waiting for a person as they are, folder to Postgres and back, journaled once",
+    { timeout: 240_000 },
+    () => {
+      const { dir } = scratch()
+      const folder = join(dir, "memory")
+      reviewed(folder)
+      const waiting = pendingJson(folder)
+      assert.deepStrictEqual(pendingTexts(folder), [order, fact])
+      const ops = journalOps(folder)
+      assert.deepStrictEqual(ops.filter((op) => op === "hold").length, 2)
+
+      const { url, schema } = freshRoot()
+      const into = JSON.parse(ok(mneme(["import", folder, "--memory", url, "--json"]))) as { pending: number }
+      assert.strictEqual(into.pending, 2)
+      assert.deepStrictEqual(pendingJson(url), waiting)
+      assert.strictEqual(psql(`SELECT count(*) FROM "${schema}".pending`).trim(), "2")
+      assert.deepStrictEqual(journalOps(url), ops)
+
+      const back = join(dir, "back")
+      const out = ok(mneme(["export", back, "--memory", url]))
+      assert.include(out, "journal lines, 2 entries waiting for a person and the review state\n")
+      assert.deepStrictEqual(pendingJson(back), waiting)
+      assert.strictEqual(
+        readFileSync(join(back, "agents/ada/pending.json"), "utf8"),
+        readFileSync(join(folder, "agents/ada/pending.json"), "utf8")
+      )
+      assert.deepStrictEqual(journalOps(back), ops)
+
+      // A person decides them in either target as in the source.
+      for (const target of [url, back]) {
+        assert.match(ok(at(target, "approve", "2")), /^2\. /u)
+        assert.deepStrictEqual(ownEntries(target), [spanish, fact])
+        assert.deepStrictEqual(pendingTexts(target), [order])
+        assert.deepStrictEqual(journalOps(target), [...ops, "add", "approve"])
+      }
+    }
+  )
+
+  it(
+    "a target that holds only entries waiting for a person holds memory: nothing is copied",
+    { timeout: 120_000 },
+    () => {
+      const { dir } = scratch()
+      const folder = join(dir, "memory")
+      reviewed(folder)
+      const target = join(dir, "target")
+      mkdirSync(join(target, "team"), { recursive: true })
+      writeFileSync(join(target, "team", "pending.json"), readFileSync(join(folder, "agents/ada/pending.json")))
+      assertFailure(
+        mneme(["import", folder, "--memory", target]),
+        1,
+        "already holds memory (2 entries waiting for a person)"
+      )
+      assert.deepStrictEqual(journalOps(target), [])
+    }
+  )
 })

@@ -79,6 +79,14 @@ export class MemoryPending extends Context.Service<
       entries: ReadonlyArray<Held>,
       decision: Decision
     ) => Effect.Effect<ReadonlyArray<Held>, StorageError>
+    /**
+     * Puts `entries` in the scope as they are, after those waiting there (a text waiting already is not held twice),
+     * journaling nothing: for a copy of memory, whose journal carries their `hold` lines already.
+     */
+    readonly restore: (
+      scope: MemoryScope.MemoryScope,
+      entries: ReadonlyArray<Held>
+    ) => Effect.Effect<void, StorageError>
   }
 >()("@mneme/review/MemoryPending") {}
 
@@ -113,6 +121,13 @@ export interface Change<A> {
   readonly result: A
 }
 
+/** The entries of `held` whose text waits neither in `entries` nor earlier in `held`. */
+const freshOf = (entries: ReadonlyArray<Held>, held: ReadonlyArray<Held>): ReadonlyArray<Held> =>
+  held.filter(
+    (entry, i) =>
+      !entries.some((kept) => kept.text === entry.text) && !held.slice(0, i).some((o) => o.text === entry.text)
+  )
+
 /**
  * Holding `held` in the list `entries` of the scope folder `dir`, within `max`: each text not waiting already is added;
  * the oldest are dropped to make room, each journaled as a rejection no one asked for. Gives how many dropped.
@@ -123,10 +138,7 @@ export const holdChange = (
   options: { readonly max: number; readonly dir: string; readonly actor: Actor }
 ): Change<number> => {
   const { actor, dir, max } = options
-  const fresh = held.filter(
-    (entry, i) =>
-      !entries.some((kept) => kept.text === entry.text) && !held.slice(0, i).some((o) => o.text === entry.text)
-  )
+  const fresh = freshOf(entries, held)
   const all = [...entries, ...fresh]
   const cut = Math.max(0, all.length - max)
   const dropped = all.slice(0, cut)
@@ -157,6 +169,12 @@ export const removeChange = (
     records: records(dir, decision.op, gone, { actor: decision.actor }),
     result: gone
   }
+}
+
+/** Putting `restored` back in the list `entries` as they are: each text not waiting already is added, nothing journaled. */
+export const restoreChange = (entries: ReadonlyArray<Held>, restored: ReadonlyArray<Held>): Change<void> => {
+  const fresh = freshOf(entries, restored)
+  return { next: [...entries, ...fresh], gone: [], added: fresh, records: [], result: undefined }
 }
 
 /** Warns that `dropped` entries of the scope were dropped to make room, when any were. */
@@ -208,7 +226,8 @@ export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
       change(scope, (entries, dir) => holdChange(entries, held, { max: settings.pendingMax, dir, actor })).pipe(
         Effect.tap((dropped) => warnDropped(scope, dropped, settings.pendingMax))
       ),
-    remove: (scope, taken, decision) => change(scope, (entries, dir) => removeChange(entries, taken, decision, dir))
+    remove: (scope, taken, decision) => change(scope, (entries, dir) => removeChange(entries, taken, decision, dir)),
+    restore: (scope, restored) => change(scope, (entries) => restoreChange(entries, restored))
   })
 })
 

@@ -111,6 +111,10 @@ export const make = Effect.fnUntraced(function* (
     remove: (scope, taken, decision) =>
       change(scope, (entries, dir) => MemoryPending.removeChange(entries, taken, decision, dir)).pipe(
         Effect.withSpan("MemoryPending.remove")
+      ),
+    restore: (scope, restored) =>
+      change(scope, (entries) => MemoryPending.restoreChange(entries, restored)).pipe(
+        Effect.withSpan("MemoryPending.restore")
       )
   })
 })

@@ -1,7 +1,7 @@
 /**
  * `mneme export DIR`: the memory of `--memory` (a folder or a Postgres database) written as a memory folder at DIR,
- * which must not exist yet or be empty: every agent's MEMORY.md and topics, team memory, the journal and the review
- * state, through the storage port.
+ * which must not exist yet or be empty: every agent's MEMORY.md and topics, team memory, the journal, the review
+ * state and the entries waiting for a person, through the storage port.
  */
 import { MaskedTaggedError, NotAFolder, StorageError } from "@mneme/core"
 import { Console, Effect, FileSystem, Option, Path, Schema } from "effect"
@@ -36,7 +36,11 @@ const mustBeFree = Effect.fnUntraced(function* (dir: string) {
 /** A summary of what a copy moved, for people. */
 export const copiedText = (copied: CopyMemory.Copied) =>
   `${Txt.plural(copied.agents, "agent", "agents")}, ${Txt.plural(copied.files, "file", "files")}, ` +
-  `${Txt.plural(copied.journalLines, "journal line", "journal lines")} and the review state`
+  `${Txt.plural(copied.journalLines, "journal line", "journal lines")}` +
+  (copied.pending === 0
+    ? ""
+    : `, ${Txt.plural(copied.pending, "entry waiting for a person", "entries waiting for a person")}`) +
+  " and the review state"
 
 /** The note on stderr for each agent's folder a copy left out. */
 export const leftOutNotes = (copied: CopyMemory.Copied) =>
@@ -77,6 +81,7 @@ export const exportMemory = Command.make(
         agents: copied.agents,
         files: copied.files,
         journalLines: copied.journalLines,
+        pending: copied.pending,
         leftOut: copied.leftOut
       })
     }
@@ -85,6 +90,7 @@ export const exportMemory = Command.make(
 ).pipe(
   Command.withDescription(
     "Write the memory of --memory (a folder or a Postgres database) as a memory folder at DIR, a folder that does " +
-      "not exist yet or is empty: every agent's memory, team memory, the journal and the review state"
+      "not exist yet or is empty: every agent's memory, team memory, the journal, the review state and the entries " +
+      "waiting for a person"
   )
 )

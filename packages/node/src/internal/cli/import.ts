@@ -1,7 +1,7 @@
 /**
  * `mneme import DIR`: the memory folder at DIR written into the memory of `--memory` (a folder or a Postgres
- * database), which must hold no memory yet: every agent's MEMORY.md and topics, team memory, the journal and the
- * review state, through the storage port.
+ * database), which must hold no memory yet: every agent's MEMORY.md and topics, team memory, the journal, the
+ * review state and the entries waiting for a person, through the storage port.
  */
 import { NotAFolder, NotFound, StorageError } from "@mneme/core"
 import { Effect, FileSystem, Option, Path } from "effect"
@@ -61,6 +61,7 @@ export const importMemory = Command.make(
         agents: copied.agents,
         files: copied.files,
         journalLines: copied.journalLines,
+        pending: copied.pending,
         leftOut: copied.leftOut
       })
     }
@@ -69,6 +70,7 @@ export const importMemory = Command.make(
 ).pipe(
   Command.withDescription(
     "Write the memory folder at DIR into the memory of --memory (a folder or a Postgres database), which must hold " +
-      "no memory yet: every agent's memory, team memory, the journal and the review state"
+      "no memory yet: every agent's memory, team memory, the journal, the review state and the entries waiting for " +
+      "a person"
   )
 )
