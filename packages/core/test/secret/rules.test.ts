@@ -124,6 +124,19 @@ describe("the vocabulary", () => {
     for (const word of VOCABULARY.slice(1)) assert.strictEqual(idAt(word, 0, word.length), vocabularyId(word))
   })
 
+  it("property: any word read in place, by its hash, has the id the vocabulary gives it", () => {
+    const unit = fc.constantFrom(..."abcdeiknoprstuvwy_-'2é")
+    const word = fc.oneof(fc.string({ unit, minLength: 1, maxLength: 12 }), fc.constantFrom(...VOCABULARY.slice(1)))
+    fc.assert(
+      fc.property(word, fc.string({ unit, maxLength: 3 }), (text, before) => {
+        const padded = `${before} ${text} `
+        const from = before.length + 1
+        assert.strictEqual(idAt(padded, from, from + text.length), vocabularyId(text), text)
+      }),
+      { numRuns: 5_000 }
+    )
+  })
+
   it("words are cut at white space and separators, without the punctuation around them", () => {
     const text = 'The "password": x1, pin=4821'
     const ws = words(text, lowerCase(text))

@@ -12,23 +12,15 @@ import { fits, type Kind, MEASURE, idAt, VOCABULARY } from "./vocabulary.ts"
 const endsJsonString = (before: number, after: number): boolean =>
   (before === 34 && (after === 44 || after === 125 || after === 93)) || (before === 44 && after === 34)
 
-/** Room for this many words at first: typed arrays this small are made among other objects, at little cost. */
-const FIRST_ROOM = 16
-
-/** `to` with the units of `from` at its start. */
-const moved = <A extends Int32Array | Uint16Array | Uint8Array>(from: A, to: A): A => {
-  to.set(from)
-  return to
-}
-
-/** The words of `text`, `lower` its lower case, in four typed arrays: small ones first, which most texts fill no
- * further; past them, arrays over one buffer with room for every word the text can hold. */
+/** The words of `text`, `lower` its lower case, in four typed arrays over one buffer made per call, with room for
+ * every word the text can hold: one allocation, where arrays grown as words are met took several. */
 export const words = (text: string, lower: string): Words => {
   const n = text.length
-  let start = new Int32Array(FIRST_ROOM)
-  let end = new Int32Array(FIRST_ROOM)
-  let ids = new Uint16Array(FIRST_ROOM)
-  let stop = new Uint8Array(FIRST_ROOM)
+  const buffer = new ArrayBuffer(n * 11)
+  const start = new Int32Array(buffer, 0, n)
+  const end = new Int32Array(buffer, n * 4, n)
+  const ids = new Uint16Array(buffer, n * 8, n)
+  const stop = new Uint8Array(buffer, n * 10, n)
   let count = 0
   let i = 0
   while (i < text.length) {
@@ -53,13 +45,6 @@ export const words = (text: string, lower: string): Words => {
     if (s === e) {
       if (count > 0) stop[count - 1] = 1
       continue
-    }
-    if (count === start.length) {
-      const buffer = new ArrayBuffer(n * 11)
-      start = moved(start, new Int32Array(buffer, 0, n))
-      end = moved(end, new Int32Array(buffer, n * 4, n))
-      ids = moved(ids, new Uint16Array(buffer, n * 8, n))
-      stop = moved(stop, new Uint8Array(buffer, n * 10, n))
     }
     start[count] = s
     end[count] = e
