@@ -1,6 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { lowerCase, quoted } from "../../src/internal/secret/chars.ts"
+import {
+  isAlnum,
+  isKeyChar,
+  isSlackChar,
+  isUpperOrDigit,
+  isWordChar,
+  lowerCase,
+  quoted
+} from "../../src/internal/secret/chars.ts"
 import { chinese } from "../../src/internal/secret/chinese.ts"
 import { digitRuns } from "../../src/internal/secret/digitRuns.ts"
 import { english } from "../../src/internal/secret/english.ts"
@@ -108,6 +116,26 @@ describe("what starts a rule", () => {
     assert.strictEqual(triggers(`key ${KEY}`, false) & Scan.RUNS, Scan.RUNS)
     assert.strictEqual(triggers("４密码", false), Scan.NON_ASCII | Scan.CHINESE_WORD)
     assert.strictEqual(triggers("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3", true), -1)
+  })
+})
+
+describe("the characters", () => {
+  it("the classes of a key's characters, read from a table, are their regexes' for every unit", () => {
+    const classes: ReadonlyArray<readonly [(c: number) => boolean, RegExp]> = [
+      [isAlnum, /^[A-Za-z0-9]$/],
+      [isKeyChar, /^[A-Za-z0-9_-]$/],
+      [isWordChar, /^[A-Za-z0-9_]$/],
+      [isUpperOrDigit, /^[A-Z0-9]$/],
+      [isSlackChar, /^[A-Za-z0-9-]$/]
+    ]
+    const differing: Array<string> = []
+    for (const [test, pattern] of classes) {
+      for (let c = 0; c <= 0xffff; c++) {
+        if (test(c) !== pattern.test(String.fromCharCode(c))) differing.push(`${pattern} ${c}`)
+      }
+      if (test(Number.NaN)) differing.push(`${pattern} NaN`)
+    }
+    assert.deepStrictEqual(differing, [])
   })
 })
 
