@@ -100,6 +100,49 @@ describe("secret rules, each alone", () => {
     assert.strictEqual(wordRules.trigger, Scan.WORDS)
   })
 
+  it("property: the word rules, cutting words only as far as they read, find what each finds over every word", () => {
+    const piece = fc.constantFrom(
+      "password",
+      "pin",
+      "is",
+      "my",
+      "the",
+      "as",
+      "for",
+      "use",
+      "picked",
+      "ssn",
+      "passport",
+      "number",
+      "to",
+      "set",
+      ":",
+      "-",
+      "—",
+      ",",
+      ".",
+      "x",
+      "hunter2",
+      "4821",
+      "123-45-6789",
+      "Tr0ub4dor&3",
+      '"s3cr3t"',
+      "on",
+      "it"
+    )
+    const texts = fc.array(piece, { maxLength: 60 }).map((parts) => parts.join(" "))
+    fc.assert(
+      fc.property(texts, (text) => {
+        const whole = [...foundInWords(english, text), ...foundInWords(idLabels, text)].sort()
+        assert.deepStrictEqual(found(wordRules, text).sort(), whole, text)
+        const first = Scan.make(text, true)
+        wordRules.scan(first)
+        assert.strictEqual(first.found.length > 0, whole.length > 0, text)
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+
   it("Chinese: the value after a keyword, and X in 我用X当密码", () => {
     assert.deepStrictEqual(found(chinese, "我的密码是S3cure!pass。"), ["S3cure!pass"])
     assert.deepStrictEqual(found(chinese, "我用hunter2当密码"), ["hunter2"])

@@ -1,7 +1,7 @@
 /**
  * The words of a text, as the English rules read it: cut at white space, CJK punctuation, ":" and "=" (those two are
  * words of their own), without the punctuation around them, each known by its id in the vocabulary. A scan cuts its
- * text once, when a rule first asks (`wordsOf`); each rule then looks at a bounded window of words around a keyword.
+ * text once, as far as the rules ask (`wordsOf`); each rule then looks at a bounded window of words around a keyword.
  */
 import { BREAK, is, LEAD, quoted, SEPARATOR, SPACE, TRAIL } from "./chars.ts"
 import { type Scan, type Span, lowerOf, type Words } from "./scan.ts"
@@ -12,18 +12,43 @@ import { fits, type Kind, MEASURE, idAt, VOCABULARY } from "./vocabulary.ts"
 const endsJsonString = (before: number, after: number): boolean =>
   (before === 34 && (after === 44 || after === 125 || after === 93)) || (before === 44 && after === 34)
 
-/** The words of `text`, `lower` its lower case, in four typed arrays over one buffer made per call, with room for
- * every word the text can hold: one allocation, where arrays grown as words are met took several. */
-export const words = (text: string, lower: string): Words => {
-  const n = text.length
+/** Room for this many words at first: typed arrays this small are made among other objects, at little cost. */
+const FIRST_ROOM = 16
+
+/** The words of a text, none cut yet: small arrays first, which most texts fill no further. */
+const uncut = (): Words => ({
+  count: 0,
+  next: 0,
+  start: new Int32Array(FIRST_ROOM),
+  end: new Int32Array(FIRST_ROOM),
+  ids: new Uint16Array(FIRST_ROOM),
+  stop: new Uint8Array(FIRST_ROOM)
+})
+
+/** `to` with the units of `from` at its start. */
+const moved = <A extends Int32Array | Uint16Array | Uint8Array>(from: A, to: A): A => {
+  to.set(from)
+  return to
+}
+
+/** Past the small arrays: arrays over one buffer with room for every word the text can hold, made once. */
+const grown = (ws: Words, n: number): void => {
   const buffer = new ArrayBuffer(n * 11)
-  const start = new Int32Array(buffer, 0, n)
-  const end = new Int32Array(buffer, n * 4, n)
-  const ids = new Uint16Array(buffer, n * 8, n)
-  const stop = new Uint8Array(buffer, n * 10, n)
-  let count = 0
-  let i = 0
-  while (i < text.length) {
+  ws.start = moved(ws.start, new Int32Array(buffer, 0, n))
+  ws.end = moved(ws.end, new Int32Array(buffer, n * 4, n))
+  ws.ids = moved(ws.ids, new Uint16Array(buffer, n * 8, n))
+  ws.stop = moved(ws.stop, new Uint8Array(buffer, n * 10, n))
+}
+
+/**
+ * Cuts the words of `text` (`lower` its lower case) into `ws` until word `k` is cut and the one after it, or the text
+ * ends: then every word up to `k` is known with what follows it (a break after a word is seen when the next is cut).
+ */
+export const cutTo = (text: string, lower: string, ws: Words, k: number): void => {
+  let { start, end, ids, stop } = ws
+  let count = ws.count
+  let i = ws.next
+  while (i < text.length && count <= k + 1) {
     const c = text.charCodeAt(i)
     if (is(c, SPACE | BREAK)) {
       if (is(c, BREAK) && count > 0) stop[count - 1] = 1
@@ -46,16 +71,35 @@ export const words = (text: string, lower: string): Words => {
       if (count > 0) stop[count - 1] = 1
       continue
     }
+    if (count === start.length) {
+      grown(ws, text.length)
+      start = ws.start
+      end = ws.end
+      ids = ws.ids
+      stop = ws.stop
+    }
     start[count] = s
     end[count] = e
     stop[count] = e < i ? 1 : 0
     ids[count++] = e - s > 40 ? 0 : idAt(lower, s, e) // no word a rule knows is longer
   }
-  return { count, start, end, stop, ids }
+  ws.count = count
+  ws.next = i
 }
 
-/** The scan's words, cut when first asked for. */
-export const wordsOf = (scan: Scan): Words => (scan.words ??= words(scan.text, lowerOf(scan)))
+/** The words of `text`, `lower` its lower case, every one cut. */
+export const words = (text: string, lower: string): Words => {
+  const ws = uncut()
+  cutTo(text, lower, ws, text.length)
+  return ws
+}
+
+/** The scan's words, cut as far as word `k` and the one after it (or the text's end); every one without `k`. */
+export const wordsOf = (scan: Scan, k: number = scan.text.length): Words => {
+  const ws = (scan.words ??= uncut())
+  cutTo(scan.text, lowerOf(scan), ws, k)
+  return ws
+}
 
 /** The lower-case text of word `k` ("" past either end). */
 export const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
