@@ -31,13 +31,16 @@ const moved = <A extends Int32Array | Uint16Array | Uint8Array>(from: A, to: A):
   return to
 }
 
-/** Past the small arrays: arrays over one buffer with room for every word the text can hold, made once. */
+/** Past the small arrays: arrays over one buffer with room for four times as many words (at least 256, at most one a
+ * unit of the text): few growths, and a long text with fewer words than units holds no buffer the size of the text,
+ * whose pages cost more to get than the words to cut. */
 const grown = (ws: Words, n: number): void => {
-  const buffer = new ArrayBuffer(n * 11)
-  ws.start = moved(ws.start, new Int32Array(buffer, 0, n))
-  ws.end = moved(ws.end, new Int32Array(buffer, n * 4, n))
-  ws.ids = moved(ws.ids, new Uint16Array(buffer, n * 8, n))
-  ws.stop = moved(ws.stop, new Uint8Array(buffer, n * 10, n))
+  const room = Math.min(n, Math.max(256, ws.start.length * 4))
+  const buffer = new ArrayBuffer(room * 11)
+  ws.start = moved(ws.start, new Int32Array(buffer, 0, room))
+  ws.end = moved(ws.end, new Int32Array(buffer, room * 4, room))
+  ws.ids = moved(ws.ids, new Uint16Array(buffer, room * 8, room))
+  ws.stop = moved(ws.stop, new Uint8Array(buffer, room * 10, room))
 }
 
 /**
