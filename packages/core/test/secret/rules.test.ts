@@ -1,6 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { lowerCase, quoted } from "../../src/internal/secret/chars.ts"
+import {
+  isAlnum,
+  isKeyChar,
+  isSlackChar,
+  isUpperOrDigit,
+  isWordChar,
+  lowerCase,
+  quoted
+} from "../../src/internal/secret/chars.ts"
 import { chinese } from "../../src/internal/secret/chinese.ts"
 import { digitRuns } from "../../src/internal/secret/digitRuns.ts"
 import { english } from "../../src/internal/secret/english.ts"
@@ -92,6 +100,49 @@ describe("secret rules, each alone", () => {
     assert.strictEqual(wordRules.trigger, Scan.WORDS)
   })
 
+  it("property: the word rules, cutting words only as far as they read, find what each finds over every word", () => {
+    const piece = fc.constantFrom(
+      "password",
+      "pin",
+      "is",
+      "my",
+      "the",
+      "as",
+      "for",
+      "use",
+      "picked",
+      "ssn",
+      "passport",
+      "number",
+      "to",
+      "set",
+      ":",
+      "-",
+      "—",
+      ",",
+      ".",
+      "x",
+      "hunter2",
+      "4821",
+      "123-45-6789",
+      "Tr0ub4dor&3",
+      '"s3cr3t"',
+      "on",
+      "it"
+    )
+    const texts = fc.array(piece, { maxLength: 60 }).map((parts) => parts.join(" "))
+    fc.assert(
+      fc.property(texts, (text) => {
+        const whole = [...foundInWords(english, text), ...foundInWords(idLabels, text)].sort()
+        assert.deepStrictEqual(found(wordRules, text).sort(), whole, text)
+        const first = Scan.make(text, true)
+        wordRules.scan(first)
+        assert.strictEqual(first.found.length > 0, whole.length > 0, text)
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+
   it("Chinese: the value after a keyword, and X in 我用X当密码", () => {
     assert.deepStrictEqual(found(chinese, "我的密码是S3cure!pass。"), ["S3cure!pass"])
     assert.deepStrictEqual(found(chinese, "我用hunter2当密码"), ["hunter2"])
@@ -111,6 +162,26 @@ describe("what starts a rule", () => {
   })
 })
 
+describe("the characters", () => {
+  it("the classes of a key's characters, read from a table, are their regexes' for every unit", () => {
+    const classes: ReadonlyArray<readonly [(c: number) => boolean, RegExp]> = [
+      [isAlnum, /^[A-Za-z0-9]$/],
+      [isKeyChar, /^[A-Za-z0-9_-]$/],
+      [isWordChar, /^[A-Za-z0-9_]$/],
+      [isUpperOrDigit, /^[A-Z0-9]$/],
+      [isSlackChar, /^[A-Za-z0-9-]$/]
+    ]
+    const differing: Array<string> = []
+    for (const [test, pattern] of classes) {
+      for (let c = 0; c <= 0xffff; c++) {
+        if (test(c) !== pattern.test(String.fromCharCode(c))) differing.push(`${pattern} ${c}`)
+      }
+      if (test(Number.NaN)) differing.push(`${pattern} NaN`)
+    }
+    assert.deepStrictEqual(differing, [])
+  })
+})
+
 describe("the vocabulary", () => {
   it("property: a word read in place has the id the vocabulary gives it", () => {
     const pieces = [...VOCABULARY.slice(1, 60), "db_", "-", "driver", "'s", "x", "pass", "é", "2"]
@@ -122,6 +193,19 @@ describe("the vocabulary", () => {
       { numRuns: 3_000 }
     )
     for (const word of VOCABULARY.slice(1)) assert.strictEqual(idAt(word, 0, word.length), vocabularyId(word))
+  })
+
+  it("property: any word read in place, by its hash, has the id the vocabulary gives it", () => {
+    const unit = fc.constantFrom(..."abcdeiknoprstuvwy_-'2é")
+    const word = fc.oneof(fc.string({ unit, minLength: 1, maxLength: 12 }), fc.constantFrom(...VOCABULARY.slice(1)))
+    fc.assert(
+      fc.property(word, fc.string({ unit, maxLength: 3 }), (text, before) => {
+        const padded = `${before} ${text} `
+        const from = before.length + 1
+        assert.strictEqual(idAt(padded, from, from + text.length), vocabularyId(text), text)
+      }),
+      { numRuns: 5_000 }
+    )
   })
 
   it("words are cut at white space and separators, without the punctuation around them", () => {

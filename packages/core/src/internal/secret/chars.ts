@@ -18,11 +18,33 @@ export const codes = (chars: string): ReadonlySet<number> => new Set(unitsOf(cha
 export const isDigit = (c: number) => c >= 48 && c <= 57
 export const isUpper = (c: number) => c >= 65 && c <= 90
 export const isLower = (c: number) => c >= 97 && c <= 122
-export const isAlnum = (c: number) => isDigit(c) || isUpper(c) || isLower(c)
-export const isKeyChar = (c: number) => isAlnum(c) || c === 95 || c === 45 // [A-Za-z0-9_-]
-export const isWordChar = (c: number) => isAlnum(c) || c === 95 // [A-Za-z0-9_]
-export const isUpperOrDigit = (c: number) => isUpper(c) || isDigit(c)
-export const isSlackChar = (c: number) => isAlnum(c) || c === 45
+
+/** The classes of the ASCII units a key is made of, as bit flags of `KEY_CLASSES`: one read a unit, where the
+ * range tests of each class took several (the scans of runs and keys ask at every unit). */
+const ALNUM = 1 // [A-Za-z0-9]
+const UNDERSCORE = 2
+const HYPHEN = 4
+const UPPER_OR_DIGIT = 8 // [A-Z0-9]
+const keyClasses = (): Table => {
+  const table = new Uint8Array(128)
+  for (let c = 0; c < 128; c++) {
+    table[c] =
+      (isDigit(c) || isUpper(c) || isLower(c) ? ALNUM : 0) |
+      (c === 95 ? UNDERSCORE : 0) |
+      (c === 45 ? HYPHEN : 0) |
+      (isUpper(c) || isDigit(c) ? UPPER_OR_DIGIT : 0)
+  }
+  return table
+}
+const KEY_CLASSES: Table = keyClasses()
+/** Whether the unit `c` (NaN past a text's end) has one of the key class `flags`. */
+const keyClass = (c: number, flags: number): boolean => ((KEY_CLASSES[c] ?? 0) & flags) !== 0
+
+export const isAlnum = (c: number) => keyClass(c, ALNUM)
+export const isKeyChar = (c: number) => keyClass(c, ALNUM | UNDERSCORE | HYPHEN) // [A-Za-z0-9_-]
+export const isWordChar = (c: number) => keyClass(c, ALNUM | UNDERSCORE) // [A-Za-z0-9_]
+export const isUpperOrDigit = (c: number) => keyClass(c, UPPER_OR_DIGIT)
+export const isSlackChar = (c: number) => keyClass(c, ALNUM | HYPHEN)
 export const isAscii = (c: number) => c > 32 && c < 127 // printable, not a space
 export const isLabelChar = (c: number) => isUpper(c) || c === 32 // "RSA PRIVATE KEY"
 

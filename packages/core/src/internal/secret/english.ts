@@ -125,8 +125,8 @@ const readsAsValue = (text: string, ws: Words, from: number, to: number): boolea
 
 /** Notes the value the word at `i` gives, when it names a password, code or key; true when the scan is done. */
 const passwordAt = (scan: Scan, ws: Words, i: number): boolean => {
-  const w = (k: number) => wordAt(ws, k)
-  const kind = kindOf(w(i), w(i - 1), w(i - 2))
+  // Called at every word a rule knows: no closure made before a kind is found.
+  const kind = kindOf(wordAt(ws, i), wordAt(ws, i - 1), wordAt(ws, i - 2))
   if (kind === undefined) return false
   const after = givenAfter(scan.text, ws, i, kind) ?? givenAfterColon(scan.text, ws, i, kind)
   if (after !== undefined && note(scan, after)) return true

@@ -147,18 +147,62 @@ const startings = (): Table => {
 }
 const STARTINGS: Table = startings()
 
+/** Room in `BY_HASH`: a power of two several times the vocabulary, so most probes end at their first slot. */
+const HASH_SLOTS = 4096
+
+/** A hash of the units `[from, to)` of `text`, within `HASH_SLOTS`. */
+const hashOf = (text: string, from: number, to: number): number => {
+  let hash = to - from
+  for (let k = from; k < to; k++) hash = (Math.imul(hash, 31) + text.charCodeAt(k)) | 0
+  return (hash ^ (hash >>> 13)) & (HASH_SLOTS - 1)
+}
+
+/** The vocabulary's ids by the hash of their word, open addressing (0: a free slot, which ends a probe). */
+const byHash = (): Table => {
+  const table = new Uint16Array(HASH_SLOTS)
+  VOCABULARY.forEach((word, id) => {
+    if (id === 0) return
+    let slot = hashOf(word, 0, word.length)
+    while (table[slot] !== 0) slot = (slot + 1) & (HASH_SLOTS - 1)
+    table[slot] = id
+  })
+  return table
+}
+const BY_HASH: Table = byHash()
+
+/** Whether the units `[from, to)` of `text` are `word`. */
+const isAt = (text: string, from: number, to: number, word: string): boolean =>
+  to - from === word.length && text.startsWith(word, from)
+
+/** Whether the units `[from, to)` of `text` are one of `words`. */
+const isOneOf = (text: string, from: number, to: number, words: ReadonlyArray<string>): boolean => {
+  for (const word of words) if (isAt(text, from, to, word)) return true
+  return false
+}
+
+/** The last "_" or "-" of `[from, to)` of `text`, or `from - 1`. */
+const lastJoint = (text: string, from: number, to: number): number => {
+  let k = to - 1
+  while (k >= from && text.charCodeAt(k) !== 95 && text.charCodeAt(k) !== 45) k--
+  return k
+}
+
 /**
- * The id of the word `[from, to)` of `lower` (a text in lower case), as `vocabularyId` gives it: a word that cannot
- * have one (no word of its first unit and length in the vocabulary, no "_" or "-") is told without making a string.
+ * The id of the word `[from, to)` of `lower` (a text in lower case), as `vocabularyId` gives it, read in place: a word
+ * that cannot have one (no word of its first unit and length in the vocabulary, no "_" or "-") is told at once, and
+ * any other is looked up by its hash, without making a string.
  */
 export const idAt = (lower: string, from: number, to: number): number => {
   const first = lower.charCodeAt(from)
-  if (first < 128 && ((STARTINGS[first]! >>> Math.min(to - from, 31)) & 1) === 0) {
-    let k = from
-    while (k < to && lower.charCodeAt(k) !== 95 && lower.charCodeAt(k) !== 45) k++
-    if (k === to) return 0
+  const listed = first >= 128 || ((STARTINGS[first]! >>> Math.min(to - from, 31)) & 1) === 1
+  if (!listed && lastJoint(lower, from, to) < from) return 0
+  for (let slot = hashOf(lower, from, to); BY_HASH[slot] !== 0; slot = (slot + 1) & (HASH_SLOTS - 1)) {
+    if (isAt(lower, from, to, VOCABULARY[BY_HASH[slot]!]!)) return BY_HASH[slot]!
   }
-  return vocabularyId(lower.slice(from, to))
+  const joint = lastJoint(lower, from, to)
+  if (joint >= from && isOneOf(lower, joint + 1, to, PASSWORD_ENDS)) return PASSWORD_ID
+  if (joint >= from && isOneOf(lower, joint + 1, to, KEY_ENDS)) return TOKEN_ID
+  return to - from >= 6 && lower.startsWith("driver", from) ? DRIVER_ID : 0
 }
 
 /** The words a word rule starts at, whole or as the end of a longer word ("db_password"): what the one pass that

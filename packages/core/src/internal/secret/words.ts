@@ -1,7 +1,7 @@
 /**
  * The words of a text, as the English rules read it: cut at white space, CJK punctuation, ":" and "=" (those two are
  * words of their own), without the punctuation around them, each known by its id in the vocabulary. A scan cuts its
- * text once, when a rule first asks (`wordsOf`); each rule then looks at a bounded window of words around a keyword.
+ * text once, as far as the rules ask (`wordsOf`); each rule then looks at a bounded window of words around a keyword.
  */
 import { BREAK, is, LEAD, quoted, SEPARATOR, SPACE, TRAIL } from "./chars.ts"
 import { type Scan, type Span, lowerOf, type Words } from "./scan.ts"
@@ -15,23 +15,43 @@ const endsJsonString = (before: number, after: number): boolean =>
 /** Room for this many words at first: typed arrays this small are made among other objects, at little cost. */
 const FIRST_ROOM = 16
 
+/** The words of a text, none cut yet: small arrays first, which most texts fill no further. */
+const uncut = (): Words => ({
+  count: 0,
+  next: 0,
+  start: new Int32Array(FIRST_ROOM),
+  end: new Int32Array(FIRST_ROOM),
+  ids: new Uint16Array(FIRST_ROOM),
+  stop: new Uint8Array(FIRST_ROOM)
+})
+
 /** `to` with the units of `from` at its start. */
 const moved = <A extends Int32Array | Uint16Array | Uint8Array>(from: A, to: A): A => {
   to.set(from)
   return to
 }
 
-/** The words of `text`, `lower` its lower case, in four typed arrays: small ones first, which most texts fill no
- * further; past them, arrays over one buffer with room for every word the text can hold. */
-export const words = (text: string, lower: string): Words => {
-  const n = text.length
-  let start = new Int32Array(FIRST_ROOM)
-  let end = new Int32Array(FIRST_ROOM)
-  let ids = new Uint16Array(FIRST_ROOM)
-  let stop = new Uint8Array(FIRST_ROOM)
-  let count = 0
-  let i = 0
-  while (i < text.length) {
+/** Past the small arrays: arrays over one buffer with room for four times as many words (at least 256, at most one a
+ * unit of the text): few growths, and a long text with fewer words than units holds no buffer the size of the text,
+ * whose pages cost more to get than the words to cut. */
+const grown = (ws: Words, n: number): void => {
+  const room = Math.min(n, Math.max(256, ws.start.length * 4))
+  const buffer = new ArrayBuffer(room * 11)
+  ws.start = moved(ws.start, new Int32Array(buffer, 0, room))
+  ws.end = moved(ws.end, new Int32Array(buffer, room * 4, room))
+  ws.ids = moved(ws.ids, new Uint16Array(buffer, room * 8, room))
+  ws.stop = moved(ws.stop, new Uint8Array(buffer, room * 10, room))
+}
+
+/**
+ * Cuts the words of `text` (`lower` its lower case) into `ws` until word `k` is cut and the one after it, or the text
+ * ends: then every word up to `k` is known with what follows it (a break after a word is seen when the next is cut).
+ */
+export const cutTo = (text: string, lower: string, ws: Words, k: number): void => {
+  let { start, end, ids, stop } = ws
+  let count = ws.count
+  let i = ws.next
+  while (i < text.length && count <= k + 1) {
     const c = text.charCodeAt(i)
     if (is(c, SPACE | BREAK)) {
       if (is(c, BREAK) && count > 0) stop[count - 1] = 1
@@ -55,22 +75,34 @@ export const words = (text: string, lower: string): Words => {
       continue
     }
     if (count === start.length) {
-      const buffer = new ArrayBuffer(n * 11)
-      start = moved(start, new Int32Array(buffer, 0, n))
-      end = moved(end, new Int32Array(buffer, n * 4, n))
-      ids = moved(ids, new Uint16Array(buffer, n * 8, n))
-      stop = moved(stop, new Uint8Array(buffer, n * 10, n))
+      grown(ws, text.length)
+      start = ws.start
+      end = ws.end
+      ids = ws.ids
+      stop = ws.stop
     }
     start[count] = s
     end[count] = e
     stop[count] = e < i ? 1 : 0
     ids[count++] = e - s > 40 ? 0 : idAt(lower, s, e) // no word a rule knows is longer
   }
-  return { count, start, end, stop, ids }
+  ws.count = count
+  ws.next = i
 }
 
-/** The scan's words, cut when first asked for. */
-export const wordsOf = (scan: Scan): Words => (scan.words ??= words(scan.text, lowerOf(scan)))
+/** The words of `text`, `lower` its lower case, every one cut. */
+export const words = (text: string, lower: string): Words => {
+  const ws = uncut()
+  cutTo(text, lower, ws, text.length)
+  return ws
+}
+
+/** The scan's words, cut as far as word `k` and the one after it (or the text's end); every one without `k`. */
+export const wordsOf = (scan: Scan, k: number = scan.text.length): Words => {
+  const ws = (scan.words ??= uncut())
+  cutTo(scan.text, lowerOf(scan), ws, k)
+  return ws
+}
 
 /** The lower-case text of word `k` ("" past either end). */
 export const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
