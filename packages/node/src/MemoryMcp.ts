@@ -13,17 +13,8 @@
  * MCP says nothing of a model's turns, so each tool call is a turn of its own for `toolWritesPerTurn`.
  */
 import { Lines, MemoryConfig, MemoryScope, type StorageError, type TranscriptError } from "@mneme/core"
-import {
-  FileRoot,
-  Memory,
-  MemoryPrompt,
-  MemoryReview,
-  MemoryStore,
-  MemoryTools,
-  type Platform,
-  type ReviewModel
-} from "@mneme/review"
-import { Cause, Duration, Effect, type FileSystem, Layer, Option, type Path, Stream } from "effect"
+import { FileRoot, Memory, MemoryPrompt, MemoryReview, MemoryStore, MemoryTools, type ReviewModel } from "@mneme/review"
+import { Cause, Duration, Effect, Layer, Option, Stream } from "effect"
 import { McpProtocol, McpSchema, McpServer } from "effect/ai"
 import * as ConversationLog from "./ConversationLog.ts"
 import * as Txt from "./internal/text.ts"
@@ -235,12 +226,12 @@ export type Services = Memory.Services | ConversationLog.ConversationLog
 /**
  * mneme over the memory folder `root` for the MCP server: the composition `Memory.layerOver` with the conversation
  * logs as its transcript, and the one agent served (who may write team memory). It needs the review's model and the
- * platform; the settings are the `MemoryConfig` in force.
+ * platform (`Memory.Machine`); the settings are the `MemoryConfig` in force.
  */
 export const services = (options: {
   readonly root: string
   readonly agentId: string
-}): Layer.Layer<Services, never, ReviewModel.ReviewModel | FileSystem.FileSystem | Path.Path | Platform.Platform> => {
+}): Layer.Layer<Services, never, ReviewModel.ReviewModel | Memory.Machine> => {
   // One storage port for both: the logs append as the root's single writer, the writer every change goes through.
   const root = FileRoot.layer({ root: options.root })
   const log = ConversationLog.layer({ root: options.root }).pipe(Layer.provide(root))

@@ -1,6 +1,6 @@
 /**
- * The platform on Node: this process's id, the machine's host name, whether a process is alive (`kill(pid, 0)`),
- * SHA-256 from `node:crypto`, many `lstat`s at once, a small file or folder read whole, and a large file in pieces.
+ * The platform on Node: `Platform` (this process's id, the machine's host name, whether a process is alive, by
+ * `kill(pid, 0)`) and `RootFiles` (many `lstat`s at once, a small file or folder read whole, a large file in pieces).
  *
  * The stats are taken synchronously, one after another: for the files of a scope (at most 41 small local files) that
  * is about 0.1 ms, a quarter of what the same stats cost through Node's thread pool. A small file (a memory file of at
@@ -10,7 +10,7 @@
  * writers leave, or the root) is listed synchronously as well. A memory root on a network file system that stops
  * answering would hold up the event loop meanwhile (as it would hold up the thread pool): keep memory on a local disk.
  */
-import { Platform } from "@mneme/review"
+import { Platform, RootFiles } from "@mneme/review"
 import { Effect, Layer, PlatformError, Result } from "effect"
 import {
   type BigIntStats,
@@ -72,7 +72,7 @@ const systemError = (error: NodeJS.ErrnoException, method: string, path: string)
 const attempt = <A>(call: () => A) => Result.try({ try: call, catch: (error) => error as NodeJS.ErrnoException })
 
 /** The `lstat` of one path, as the platform gives it. */
-const statOf = (path: string): Platform.StatResult => {
+const statOf = (path: string): RootFiles.StatResult => {
   const stats = attempt(() => lstatSync(path, { bigint: true, throwIfNoEntry: false }))
   if (Result.isSuccess(stats)) {
     const found = stats.success
@@ -153,15 +153,12 @@ const isAlive = (pid: number) =>
     Effect.catch((code) => Effect.succeed(code === "EPERM"))
   )
 
-/** The platform of this Node process. */
-export const layer: Layer.Layer<Platform.Platform> = Layer.sync(Platform.Platform, () => ({
-  processId: process.pid,
-  hostName: hostname(),
-  isAlive: (pid) => (Number.isSafeInteger(pid) && pid > 0 ? isAlive(pid) : Effect.succeed(false)),
-  // node:crypto is loaded by the first hash, not by every command as it starts.
-  sha256: (text) => process.getBuiltinModule("node:crypto").createHash("sha256").update(text, "utf8").digest("hex"),
-  lstatAll,
-  readFile,
-  readPieces,
-  readDirectory
-}))
+/** The platform of this Node process, and how the files backend reads on Node. */
+export const layer: Layer.Layer<Platform.Platform | RootFiles.RootFiles> = Layer.mergeAll(
+  Layer.sync(Platform.Platform, () => ({
+    processId: process.pid,
+    hostName: hostname(),
+    isAlive: (pid) => (Number.isSafeInteger(pid) && pid > 0 ? isAlive(pid) : Effect.succeed(false))
+  })),
+  Layer.succeed(RootFiles.RootFiles, { lstatAll, readFile, readPieces, readDirectory })
+)

@@ -3,23 +3,26 @@
  * a file's change time to the fraction of a millisecond, and the double, whose stats go through Effect's file system
  * in whole milliseconds): a file a person edits by hand is always seen, even with the same size and the same change
  * time, and a file unchanged since long ago is not read again. These run on the real clock: the cache compares a
- * file's change time with when it was read. Also `NodePlatform`'s stats themselves.
+ * file's change time with when it was read.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryConfig, MemoryScope } from "@mneme/core"
-import { FileRoot, MemoryStore, Platform } from "@mneme/review"
-import { Effect, FileSystem, Layer, Result } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { FileRoot, MemoryStore, Platform, RootFiles } from "@mneme/review"
+import { Effect, type FileSystem, Layer } from "effect"
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodePlatform } from "../src/index.ts"
 
-/** The platform of `platform`, counting the files it reads into `reads`. */
-const countingReads = (platform: Layer.Layer<Platform.Platform, never, FileSystem.FileSystem>, reads: Array<string>) =>
+/** The platform of `platform`, counting the files its `RootFiles` reads into `reads`. */
+const countingReads = (
+  platform: Layer.Layer<Platform.Platform | RootFiles.RootFiles, never, FileSystem.FileSystem>,
+  reads: Array<string>
+) =>
   Layer.effect(
-    Platform.Platform,
-    Effect.map(Platform.Platform, (service) => ({
+    RootFiles.RootFiles,
+    Effect.map(RootFiles.RootFiles, (service) => ({
       ...service,
       readFile: (path: string) =>
         Effect.andThen(
@@ -27,7 +30,7 @@ const countingReads = (platform: Layer.Layer<Platform.Platform, never, FileSyste
           service.readFile(path)
         )
     }))
-  ).pipe(Layer.provide(platform))
+  ).pipe(Layer.provideMerge(platform))
 
 const platforms = [
   ["Node's platform", () => NodePlatform.layer],
@@ -104,63 +107,6 @@ describe.each(platforms)("the parsed files kept while unchanged, on %s", (_, pla
       assert.strictEqual(texts.readTwice, 1)
       assert.deepStrictEqual(texts.third, ["Alpha one, and more."])
       assert.strictEqual(reads.length, 2)
-    })
-  )
-})
-
-describe("NodePlatform.lstatAll", () => {
-  it.effect("gives each path's kind, size, fine change time and inode; nothing for a missing path; a failure", () =>
-    Effect.gen(function* () {
-      const root = mkdtempSync(join(tmpdir(), "mneme-stat-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
-      writeFileSync(join(root, "file.md"), "12345")
-      utimesSync(join(root, "file.md"), 1_700_000_000.25, 1_700_000_000.25)
-      mkdirSync(join(root, "folder"))
-      symlinkSync("file.md", join(root, "link.md"))
-      const platform = yield* Effect.provide(Platform.Platform, NodePlatform.layer)
-      const paths = ["file.md", "folder", "link.md", "missing.md", "file.md/inside"].map((name) => join(root, name))
-      const stats = yield* platform.lstatAll(paths)
-      assert.strictEqual(stats.length, paths.length)
-      const [file, folder, link, missing, inside] = stats.map((stat) => stat)
-      if (file === undefined || folder === undefined || link === undefined || missing === undefined) return
-      if (inside === undefined) return
-      const stat = Result.getOrThrow(file)!
-      assert.strictEqual(stat.type, "File")
-      assert.strictEqual(stat.size, 5)
-      assert.strictEqual(stat.mtime, 1_700_000_000_250)
-      assert.strictEqual(typeof stat.ino, "bigint")
-      assert.strictEqual(Result.getOrThrow(folder)?.type, "Directory")
-      assert.strictEqual(Result.getOrThrow(link)?.type, "SymbolicLink")
-      assert.strictEqual(Result.getOrThrow(missing), undefined)
-      assert.isTrue(Result.isFailure(inside))
-      const failure = Result.isFailure(inside) ? inside.failure : undefined
-      assert.strictEqual(failure?._tag, "PlatformError")
-      assert.strictEqual(failure?.reason._tag, "BadResource")
-      assert.strictEqual(Platform.describeFailure(failure!), "a part of the path is a file, not a folder")
-    })
-  )
-})
-
-describe("NodePlatform.readFile and readDirectory", () => {
-  it.effect("read a file's bytes and a folder's names; nothing for a missing file; never through a link", () =>
-    Effect.gen(function* () {
-      const root = mkdtempSync(join(tmpdir(), "mneme-read-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(root, { recursive: true, force: true })))
-      writeFileSync(join(root, "file.md"), "- été\n")
-      mkdirSync(join(root, "folder"))
-      symlinkSync("file.md", join(root, "link.md"))
-      const platform = yield* Effect.provide(Platform.Platform, NodePlatform.layer)
-      const bytes = yield* platform.readFile(join(root, "file.md"))
-      assert.strictEqual(new TextDecoder().decode(bytes), "- été\n")
-      assert.strictEqual(yield* platform.readFile(join(root, "missing.md")), undefined)
-      const folder = yield* Effect.flip(platform.readFile(join(root, "folder")))
-      assert.strictEqual(Platform.describeFailure(folder), "it is a folder, not a file")
-      const link = yield* Effect.flip(platform.readFile(join(root, "link.md")))
-      assert.strictEqual(Platform.describeFailure(link), "too many links on the way")
-      assert.deepStrictEqual([...(yield* platform.readDirectory(root))].sort(), ["file.md", "folder", "link.md"])
-      const missing = yield* Effect.flip(platform.readDirectory(join(root, "missing")))
-      assert.strictEqual(missing.reason._tag, "NotFound")
-      assert.strictEqual(Platform.describeFailure(missing), "no such file or folder")
     })
   )
 })

@@ -1,7 +1,8 @@
 /**
  * The files backend of the storage port `MemoryRoot`: a memory root as a folder (docs/spec.md 1), written through Effect's
- * `FileSystem` and `Path`, with the `Platform` for the lock's owner, the agent folders' hashes, and the stats, reads and
- * listings of the small files and folders it reads (at once, on Node).
+ * `FileSystem` and `Path`, with the `Platform` for the lock's owner (this process and host, whether a holder is alive),
+ * and `RootFiles` for the stats, reads and listings of the small files and folders it reads (at once, on Node, and
+ * never through a link); `NodePlatform.layer` provides both.
  *
  * One writer per root: a semaphore in the process and a lock file across processes (`<root>/.lock`), shared by every
  * service over the layer. A busy lock is waited for up to `lock.wait` (10 s by default) and then fails with `Busy`,
@@ -16,6 +17,7 @@ import * as Impl from "./internal/memoryRoot.ts"
 import * as MemoryPending from "./MemoryPending.ts"
 import { MemoryRoot } from "./MemoryRoot.ts"
 import type { Platform } from "./Platform.ts"
+import type { RootFiles } from "./RootFiles.ts"
 
 /** The writer lock's timings. */
 export interface LockOptions {
@@ -37,7 +39,11 @@ export interface Options {
  */
 export const layer = (
   options: Options
-): Layer.Layer<MemoryRoot | MemoryPending.MemoryPending, never, FileSystem.FileSystem | Path.Path | Platform> =>
+): Layer.Layer<
+  MemoryRoot | MemoryPending.MemoryPending,
+  never,
+  FileSystem.FileSystem | Path.Path | Platform | RootFiles
+> =>
   L.effectContext(
     Effect.gen(function* () {
       const root = yield* Impl.make(options)

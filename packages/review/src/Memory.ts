@@ -2,7 +2,7 @@
  * The one composition of mneme (docs/design.md, "The shape"): the memory review, the memory store, the review state and
  * the storage port over one memory root, and memory in use (the agent's tools' handlers, the memory section of its
  * prompt), with the settings read once. A host gives its ports (`Transcript`, `Agents`, and `Groups` where it has
- * groups), a `ReviewModel` and the platform (`FileSystem`, `Path`, `Platform`); the pieces stay available for a host
+ * groups), a `ReviewModel` and the platform (`FileSystem`, `Path`, `Platform`, `RootFiles`); the pieces stay available for a host
  * that wires them by hand.
  */
 import { type Backoff, MemoryConfig } from "@mneme/core"
@@ -15,6 +15,7 @@ import type { MemoryRoot } from "./MemoryRoot.ts"
 import * as MemoryStore from "./MemoryStore.ts"
 import * as MemoryTools from "./MemoryTools.ts"
 import type { Platform } from "./Platform.ts"
+import type { RootFiles } from "./RootFiles.ts"
 import type { ReviewModel } from "./ReviewModel.ts"
 import * as ReviewState from "./ReviewState.ts"
 import type { Transcript } from "./Transcript.ts"
@@ -47,7 +48,7 @@ export type Services =
 export type HostPorts = Transcript | Agents | ReviewModel
 
 /** What the files backend needs of the platform. */
-export type Machine = FileSystem.FileSystem | Path.Path | Platform
+export type Machine = FileSystem.FileSystem | Path.Path | Platform | RootFiles
 
 /**
  * The review, the store, the review state, the memory tools' handlers and the memory section over the storage port

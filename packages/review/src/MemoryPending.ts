@@ -14,7 +14,7 @@ import { Context, Effect, Path, Result, Schema } from "effect"
 import { readFailed, storageError } from "./internal/files.ts"
 import type { Actor, JournalRecord, MemoryRoot, Writer } from "./MemoryRoot.ts"
 import type { MemoryStore } from "./MemoryStore.ts"
-import { Platform } from "./Platform.ts"
+import { RootFiles } from "./RootFiles.ts"
 
 /** One entry waiting for a person. */
 export const Held = Schema.Struct({
@@ -186,13 +186,13 @@ export const warnDropped = (scope: MemoryScope.MemoryScope, dropped: number, max
 /** The pending entries of the files backend `root` (a folder), through its one writer. */
 export const make = Effect.fnUntraced(function* (root: MemoryRoot["Service"]) {
   const path = yield* Path.Path
-  const platform = yield* Platform
+  const reads = yield* RootFiles
   const settings = yield* MemoryConfig.MemoryConfig
 
   const readFile = Effect.fnUntraced(function* (dir: string) {
     const file = `${dir}/${pendingName}`
     // Read as the memory files are: at once, and never through a link (one there is a failure naming the file).
-    const bytes = yield* platform.readFile(path.join(root.root, file)).pipe(Effect.mapError(readFailed(file)))
+    const bytes = yield* reads.readFile(path.join(root.root, file)).pipe(Effect.mapError(readFailed(file)))
     if (bytes === undefined) return { file, entries: [] as ReadonlyArray<Held> }
     const decoded = decodeFile(new TextDecoder().decode(bytes))
     if (decoded._tag === "None") {

@@ -1,24 +1,14 @@
 /**
- * What mneme needs of the machine it runs on, behind one small service so that `@mneme/core` and `@mneme/review`
- * import nothing from `node:`: this process's id and host name, whether a process is alive, SHA-256, the `lstat` of
- * many files at once (how the files backend sees that a scope is unchanged, for the price of its stats), and reading
- * a small file whole (a memory file, the review state) or a small folder's names.
- * `@mneme/node` provides it (`NodePlatform.layer`); `Platform.layerTest` is a double that can pretend to be another
- * process or another host, with the processes it says are alive, and stats files through Effect's `FileSystem`.
+ * What differs between the machines mneme runs on, behind one small service so that `@mneme/core` and `@mneme/review`
+ * import nothing from `node:`: this process's id and host name, and whether a process is alive (how the writer lock
+ * knows its holder is gone). How the files backend reads a memory folder is `RootFiles`.
+ * `@mneme/node` provides both (`NodePlatform.layer`); `Platform.layerTest` is a double that can pretend to be another
+ * process or another host, with the processes it says are alive, and provides with it `RootFiles.layerTest` (reads
+ * through Effect's `FileSystem`), so that a test wires the machine with one layer as a host does.
+ * Also the platform's failures in words (`describeFailure`).
  */
-import { Context, Effect, FileSystem, Layer, Option, PlatformError, Result } from "effect"
-import { sha256 } from "./internal/sha256.ts"
-
-/** What `lstat` says of a path that is there: its kind, its size in bytes, its change time (epoch ms), its inode. */
-export interface Stat {
-  readonly type: FileSystem.File.Type
-  readonly size: number
-  readonly mtime: number
-  readonly ino: bigint | undefined
-}
-
-/** The `lstat` of one path: its stat, `undefined` when nothing is there, or why it could not be looked at. */
-export type StatResult = Result.Result<Stat | undefined, PlatformError.PlatformError>
+import { Context, Effect, type FileSystem, Layer, type PlatformError } from "effect"
+import * as RootFiles from "./RootFiles.ts"
 
 /** The machine mneme runs on. */
 export class Platform extends Context.Service<
@@ -30,51 +20,8 @@ export class Platform extends Context.Service<
     readonly hostName: string
     /** Whether a process with this id runs on this machine (a process of another user counts as alive). */
     readonly isAlive: (pid: number) => Effect.Effect<boolean>
-    /** The SHA-256 of the UTF-8 bytes of `text`, as 64 lower-case hex digits. */
-    readonly sha256: (text: string) => string
-    /** The `lstat` of each of `paths` (absolute), all at once, in their order; links are not followed. */
-    readonly lstatAll: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StatResult>>
-    /**
-     * The bytes of the small file `path` (absolute) as it is now, `undefined` when nothing is there. Node's reads it at
-     * once and never through a link.
-     */
-    readonly readFile: (path: string) => Effect.Effect<Uint8Array | undefined, PlatformError.PlatformError>
-    /**
-     * Reads the file `path` (absolute) as it is now in pieces, opened as `readFile` opens a file, giving each piece to
-     * `piece` in order (its bytes are the piece's only during the call) while `piece` answers `true`: a large file is
-     * never held whole. `false` when nothing is there.
-     */
-    readonly readPieces: (
-      path: string,
-      piece: (bytes: Uint8Array) => boolean
-    ) => Effect.Effect<boolean, PlatformError.PlatformError>
-    /** The names in the small folder `path` (absolute), as it is now (a scope's folder, the root). */
-    readonly readDirectory: (path: string) => Effect.Effect<ReadonlyArray<string>, PlatformError.PlatformError>
   }
 >()("@mneme/review/Platform") {}
-
-/** `lstatAll` through Effect's `FileSystem` (one `lstat` each, all at once). */
-export const lstatAllWith =
-  (fs: FileSystem.FileSystem) =>
-  (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StatResult>> =>
-    Effect.forEach(
-      paths,
-      (path) =>
-        fs.lstat(path).pipe(
-          Effect.map((info): Stat => ({
-            type: info.type,
-            size: Number(info.size),
-            mtime: Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() }),
-            ino: Option.getOrUndefined(info.ino)
-          })),
-          Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(undefined)),
-          Effect.result
-        ),
-      { concurrency: "unbounded" }
-    )
-
-/** The pieces the double reads a file in (small, so a test's file comes in several). */
-const testPieceBytes = 4096
 
 /** What the double pretends. */
 export interface TestOptions {
@@ -87,33 +34,22 @@ export interface TestOptions {
 }
 
 /**
- * A platform double: a process and host of its own, chosen processes alive, SHA-256 in plain TypeScript, and stats
- * and reads through Effect's `FileSystem`.
+ * A platform double: a process and host of its own and chosen processes alive, with the reads of `RootFiles.layerTest`
+ * (through Effect's `FileSystem`).
  */
-export const layerTest = (options: TestOptions = {}): Layer.Layer<Platform, never, FileSystem.FileSystem> => {
+export const layerTest = (
+  options: TestOptions = {}
+): Layer.Layer<Platform | RootFiles.RootFiles, never, FileSystem.FileSystem> => {
   const processId = options.processId ?? 4242
   const alive = options.alive ?? [processId]
   const isAlive = typeof alive === "function" ? alive : (pid: number) => alive.includes(pid)
-  return Layer.effect(
-    Platform,
-    Effect.map(FileSystem.FileSystem, (fs) => ({
+  return Layer.merge(
+    Layer.succeed(Platform, {
       processId,
       hostName: options.hostName ?? "test-host",
-      isAlive: (pid: number) => Effect.sync(() => isAlive(pid)),
-      sha256,
-      lstatAll: lstatAllWith(fs),
-      readFile: (path: string) =>
-        Effect.catchReason(fs.readFile(path), "PlatformError", "NotFound", () => Effect.succeed(undefined)),
-      readPieces: (path: string, piece: (bytes: Uint8Array) => boolean) =>
-        fs.readFile(path).pipe(
-          Effect.map((bytes) => {
-            for (let at = 0; at < bytes.length && piece(bytes.subarray(at, at + testPieceBytes)); at += testPieceBytes);
-            return true
-          }),
-          Effect.catchReason("PlatformError", "NotFound", () => Effect.succeed(false))
-        ),
-      readDirectory: (path: string) => fs.readDirectory(path)
-    }))
+      isAlive: (pid: number) => Effect.sync(() => isAlive(pid))
+    }),
+    RootFiles.layerTest
   )
 }
 

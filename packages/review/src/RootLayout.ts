@@ -14,13 +14,16 @@
 import { type MemoryScope, Topic } from "@mneme/core"
 import { sha256 } from "./internal/sha256.ts"
 
-/** SHA-256 of a text as 64 hex digits: what names a hashed folder (a platform may give its own, of the same digits). */
+/**
+ * SHA-256 of a text as 64 hex digits: what names a hashed folder, and the one hash mneme uses (also for a transcript's
+ * conversation id and a replay record, on Node).
+ */
 export const hash: Hash = sha256
 
 const safeId = /^[A-Za-z0-9_-]{1,128}$/
 const hashedShape = /(^|-)[0-9a-f]{12}$/
 
-/** SHA-256 as 64 hex digits (the platform's, or `hash`). */
+/** SHA-256 as 64 hex digits (`hash`). */
 export type Hash = (text: string) => string
 
 /** A lower-case slug of an id: at most 40 of `[a-z0-9-]`, no `-` at either end. */

@@ -1,6 +1,6 @@
 /**
  * @mneme/review — mneme's services: the one composition (`Memory`), the memory review and its outcome, the memory
- * store, the review state, the storage port and its files backend, the platform, the host's ports, and memory in use:
+ * store, the review state, the storage port and its files backend and its reads (`RootFiles`), the platform, the host's ports, and memory in use:
  * the agent's tools, the memory section of its prompt, and recall; and where a root keeps each scope (`RootLayout`), which
  * every backend of the storage port names the same way.
  */
@@ -22,6 +22,7 @@ export * as ReviewBudget from "./ReviewBudget.ts"
 export * as ReviewModel from "./ReviewModel.ts"
 export * as ReviewOutcome from "./ReviewOutcome.ts"
 export * as ReviewState from "./ReviewState.ts"
+export * as RootFiles from "./RootFiles.ts"
 export * as RootLayout from "./RootLayout.ts"
 export * as StorageBackend from "./StorageBackend.ts"
 export * as Transcript from "./Transcript.ts"

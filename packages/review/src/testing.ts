@@ -16,6 +16,7 @@ import { Agents, type AgentInfo } from "./Agents.ts"
 import * as Groups from "./Groups.ts"
 import * as Memory from "./Memory.ts"
 import { layerTest, type Platform } from "./Platform.ts"
+import type { RootFiles } from "./RootFiles.ts"
 import * as ReviewModel from "./ReviewModel.ts"
 import { defaultAnchor, make as makeTranscript, Transcript } from "./Transcript.ts"
 
@@ -338,7 +339,14 @@ export interface Options {
 export const layer = (
   options: Options = {}
 ): Layer.Layer<
-  Memory.Services | TranscriptMemory | Transcript | Agents | ScriptedModel | ReviewModel.ReviewModel | Platform,
+  | Memory.Services
+  | TranscriptMemory
+  | Transcript
+  | Agents
+  | ScriptedModel
+  | ReviewModel.ReviewModel
+  | Platform
+  | RootFiles,
   PlatformError,
   FileSystem.FileSystem | Path.Path
 > => {

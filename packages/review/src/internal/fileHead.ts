@@ -6,7 +6,7 @@
  */
 import { MemoryFile, NotText, type StorageError } from "@mneme/core"
 import { Effect, Result } from "effect"
-import { Platform } from "../Platform.ts"
+import { RootFiles } from "../RootFiles.ts"
 import { readFailed, storageError } from "./files.ts"
 
 /** Whether a file of `bytes` bytes is surely past a size of `limit` characters. */
@@ -17,13 +17,13 @@ export const surelyPast = (bytes: number, limit: number): boolean => bytes > 4 *
  * when it is gone, or `NotText` when it is not UTF-8.
  */
 export const read = Effect.fnUntraced(function* (absolute: string, file: string, budget: number) {
-  const platform = yield* Platform
+  const reads = yield* RootFiles
   const decoder = new TextDecoder("utf-8", { fatal: true })
   const reader = MemoryFile.headReader(budget)
   const decode = (bytes?: Uint8Array) =>
     Result.try(() => (bytes === undefined ? decoder.decode() : decoder.decode(bytes, { stream: true })))
   let text = true
-  const found = yield* platform
+  const found = yield* reads
     .readPieces(absolute, (bytes) => {
       const decoded = decode(bytes)
       if (Result.isSuccess(decoded)) reader.push(decoded.success)

@@ -14,7 +14,7 @@ import { MemoryFile } from "@mneme/core"
 import { Effect, FileSystem, type Path, Result } from "effect"
 import * as MemoryPending from "../MemoryPending.ts"
 import type { JournalLine } from "../MemoryRoot.ts"
-import type { Platform } from "../Platform.ts"
+import type { RootFiles } from "../RootFiles.ts"
 import { decodeText, encodeText, orMissing, writeFailed } from "./files.ts"
 import * as Journal from "./journal.ts"
 import * as Paths from "./paths.ts"
@@ -26,7 +26,7 @@ export const droppedWarning = `mneme: the last change in ${Journal.journalName} 
 export interface Files {
   readonly real: string
   readonly looker: Paths.Looker
-  readonly readFile: Platform["Service"]["readFile"]
+  readonly readFile: RootFiles["Service"]["readFile"]
 }
 
 /** The lines of a file's text, `undefined` when it is not there; `null` when it cannot be looked at. */

@@ -24,6 +24,8 @@ import {
   type StoredScope
 } from "../MemoryRoot.ts"
 import { Platform } from "../Platform.ts"
+import { RootFiles } from "../RootFiles.ts"
+import { hash } from "../RootLayout.ts"
 import { make as withUnitOfWork } from "../StorageBackend.ts"
 import * as FileArchive from "./fileArchive.ts"
 import * as FileCache from "./fileCache.ts"
@@ -51,17 +53,17 @@ export const make = Effect.fnUntraced(function* (options: Options) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const platform = yield* Platform
+  const reads = yield* RootFiles
   const services = Context.make(FileSystem.FileSystem, fs).pipe(Context.add(Path.Path, path))
   const run = <A, E>(self: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
     Effect.provideContext(self, services)
   const root = path.resolve(options.root)
-  const lock = yield* RootLock.make(root, platform, options.lock)
-  const rootNow = yield* RootSeen.make(root, fs, platform)
+  const lock = yield* RootLock.make(root, platform, reads, options.lock)
+  const rootNow = yield* RootSeen.make(root, fs, reads)
   const cache = FileCache.make()
-  const hash = platform.sha256
   const self = { pid: platform.processId, host: platform.hostName }
   const unique = Effect.map(Random.nextIntBetween(0, 2 ** 48), (n) => n.toString(36))
-  const looker: Paths.Looker = { fs, lstatAll: platform.lstatAll }
+  const looker: Paths.Looker = { fs, lstatAll: reads.lstatAll }
   const writing: RootFolders.Writing = {
     fs,
     path,
@@ -69,12 +71,12 @@ export const make = Effect.fnUntraced(function* (options: Options) {
     temporarySuffix: Effect.map(unique, (id) => leftoverSuffix(self, id, "tmp")),
     removedSuffix: Effect.map(unique, (id) => leftoverSuffix(self, id, "removed"))
   }
-  const filesOf = (real: string): JournalSettle.Files => ({ real, looker, readFile: platform.readFile })
-  const { readScope, recordedId, dirNow } = ScopeRead.make({ fs, path, platform, looker, cache, hash })
+  const filesOf = (real: string): JournalSettle.Files => ({ real, looker, readFile: reads.readFile })
+  const { readScope, recordedId, dirNow } = ScopeRead.make({ fs, path, reads, looker, cache, hash })
   const { stateWritten, foundNow, stateHeld, pickedNow, stateChanged } = yield* StateSeen.make({
     fs,
     path,
-    platform,
+    reads,
     looker
   })
   const commitServices: FileCommit.Services = { ...writing, cache, stateChanged, stateWritten }
@@ -138,7 +140,7 @@ export const make = Effect.fnUntraced(function* (options: Options) {
       Effect.gen(function* () {
         const real = yield* run(rootNow)
         if (real === undefined) return yield* storageError(new RootUnusable({ root, detail: "its folder is gone" }))
-        const names = yield* platform.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
+        const names = yield* reads.readDirectory(real).pipe(Effect.mapError(readFailed(".")))
         yield* run(cleanLeftovers(real, names, held))
         if (held.tookOver) yield* run(JournalSettle.settle(filesOf(real)))
         return yield* Effect.uninterruptible(body(real, held))

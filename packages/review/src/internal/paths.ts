@@ -7,7 +7,7 @@
  */
 import { LinkedFile, NotAFolder, OutsideRoot, type StorageError } from "@mneme/core"
 import { Effect, type FileSystem, Path, Result } from "effect"
-import type { Stat, StatResult } from "../Platform.ts"
+import type { Stat, StatResult } from "../RootFiles.ts"
 import { orMissing, readFailed, storageError } from "./files.ts"
 
 export {
@@ -40,7 +40,7 @@ export interface Located {
   readonly info: Stat | undefined
 }
 
-/** How the parts of a path are looked at: the platform's `lstatAll`, and the file system to follow a link found. */
+/** How the parts of a path are looked at: `RootFiles`' `lstatAll`, and the file system to follow a link found. */
 export interface Looker {
   readonly fs: FileSystem.FileSystem
   readonly lstatAll: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StatResult>>

@@ -14,13 +14,14 @@
  *
  * A lock is made whole in one step: its owner is written to a temporary file that is then linked into place, so no
  * lock is ever empty. A holder knows its lock by what a stat of it gave when it last wrote it (its inode, size and
- * change time), so seeing that the lock is still its own costs a stat, taken at once (the platform's); where the stat
+ * change time), so seeing that the lock is still its own costs a stat, taken at once (`RootFiles`'); where the stat
  * differs (or gives no inode), the lock's token is read to tell. A hold says whether it took the lock from a holder
  * that was gone, which may have been stopped in the middle of a change.
  */
 import { Busy, type LockHolder, NotAFolder, RootUnusable, type StorageError } from "@mneme/core"
 import { Clock, Duration, Effect, Fiber, FileSystem, Option, Path, Random, Schema, Semaphore } from "effect"
-import type { Platform, Stat } from "../Platform.ts"
+import type { Platform } from "../Platform.ts"
+import type { RootFiles, Stat } from "../RootFiles.ts"
 import { describe, encodeText, leftoverSuffix, orMissing, type Owner, storageError } from "./files.ts"
 
 /** How long a writer waits for a busy lock, and the lease a holder renews. */
@@ -72,7 +73,12 @@ export interface RootLock {
 }
 
 /** The lock of `root` (an absolute path, made when missing). */
-export const make = Effect.fnUntraced(function* (root: string, platform: Platform["Service"], options: Options = {}) {
+export const make = Effect.fnUntraced(function* (
+  root: string,
+  platform: Platform["Service"],
+  reads: RootFiles["Service"],
+  options: Options = {}
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const semaphore = yield* Semaphore.make(1)
@@ -155,7 +161,7 @@ export const make = Effect.fnUntraced(function* (root: string, platform: Platfor
   }
 
   /** The lock's stat now (`undefined` when it is gone or cannot be looked at). */
-  const statNow = Effect.map(platform.lstatAll([lockFile]), ([stat]) =>
+  const statNow = Effect.map(reads.lstatAll([lockFile]), ([stat]) =>
     stat !== undefined && stat._tag === "Success" ? stat.success : undefined
   )
 

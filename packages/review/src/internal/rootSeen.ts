@@ -5,7 +5,7 @@
  */
 import { NotAFolder, RootUnusable, type StorageError } from "@mneme/core"
 import { Effect, type FileSystem, Option, Ref, Result } from "effect"
-import type { Platform, Stat, StatResult } from "../Platform.ts"
+import type { RootFiles, Stat, StatResult } from "../RootFiles.ts"
 import { describe, orMissing, readFailed, storageError } from "./files.ts"
 
 /** The root's real path as last resolved, with the stats then of the root and of its real path. */
@@ -29,11 +29,7 @@ const sameThing = (then: Stat, now: StatResult | undefined) =>
  * The real path of the folder `root` (absolute) now: `undefined` while it does not exist; a root that is not a folder
  * fails.
  */
-export const make = Effect.fnUntraced(function* (
-  root: string,
-  fs: FileSystem.FileSystem,
-  platform: Platform["Service"]
-) {
+export const make = Effect.fnUntraced(function* (root: string, fs: FileSystem.FileSystem, reads: RootFiles["Service"]) {
   const seenRef = yield* Ref.make<Seen | undefined>(undefined)
 
   /** The real path kept, while the root and that path are what they were. */
@@ -41,7 +37,7 @@ export const make = Effect.fnUntraced(function* (
     const seen = yield* Ref.get(seenRef)
     if (seen === undefined) return undefined
     // A root that is its own real path is looked at once.
-    const [rootStat, folderStat = rootStat] = yield* platform.lstatAll(seen.real === root ? [root] : [root, seen.real])
+    const [rootStat, folderStat = rootStat] = yield* reads.lstatAll(seen.real === root ? [root] : [root, seen.real])
     if (sameThing(seen.root, rootStat) && sameThing(seen.folder, folderStat)) return seen.real
     yield* Ref.set(seenRef, undefined)
     return undefined
@@ -55,7 +51,7 @@ export const make = Effect.fnUntraced(function* (
     if (real === undefined) return undefined
     const info = yield* fs.stat(real).pipe(Effect.mapError(readFailed(root)))
     if (info.type !== "Directory") return yield* storageError(new NotAFolder({ path: root }))
-    const [rootStat, folderStat] = yield* platform.lstatAll([root, real])
+    const [rootStat, folderStat] = yield* reads.lstatAll([root, real])
     if (
       rootStat !== undefined &&
       folderStat !== undefined &&

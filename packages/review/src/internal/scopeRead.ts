@@ -12,7 +12,7 @@ import {
   type StoredScope,
   type Unreadable
 } from "../MemoryRoot.ts"
-import { Platform } from "../Platform.ts"
+import { RootFiles } from "../RootFiles.ts"
 import * as FileCache from "./fileCache.ts"
 import * as FileHead from "./fileHead.ts"
 import { decodeText, orMissing, readFailed, storageError } from "./files.ts"
@@ -26,14 +26,14 @@ const decodeIdRecord = Schema.decodeUnknownOption(IdRecord)
 export interface Services {
   readonly fs: FileSystem.FileSystem
   readonly path: Path.Path
-  readonly platform: Platform["Service"]
+  readonly reads: RootFiles["Service"]
   readonly looker: Paths.Looker
   readonly cache: FileCache.FileCache
   readonly hash: Paths.Hash
 }
 
 /** Reading the scopes of a root. */
-export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
+export const make = ({ fs, path, reads, looker, cache, hash }: Services) => {
   const missingMemory = (dir: string): StoredFile => missingMemoryAt(Paths.fileOf(dir, undefined))
 
   const emptyScope = (scope: MemoryScope.MemoryScope, dir: string): StoredScope => ({
@@ -58,7 +58,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
   const content = Effect.fnUntraced(function* (absolute: string, file: string, stamp: Paths.Stamp, now: number) {
     const fresh = cache.fresh(absolute, stamp)
     if (fresh !== undefined) return fresh
-    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(file)))
+    const bytes = yield* reads.readFile(absolute).pipe(Effect.mapError(readFailed(file)))
     if (bytes === undefined) return undefined
     const text = yield* decodeText(bytes, file).pipe(Effect.tapError(() => Effect.sync(() => cache.drop(absolute))))
     const last = cache.last(absolute)
@@ -79,7 +79,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
    * `budget` characters: never kept in the cache (a change reads it whole); `undefined` when it is gone.
    */
   const head = Effect.fnUntraced(function* (absolute: string, file: string, topic: string | undefined, budget: number) {
-    const read = yield* FileHead.read(absolute, file, budget).pipe(Effect.provideService(Platform, platform))
+    const read = yield* FileHead.read(absolute, file, budget).pipe(Effect.provideService(RootFiles, reads))
     if (read === undefined) return undefined
     const { lines, entries, links, omitted, size } = read
     const stored: StoredFile = { file, topic, exists: true, parsed: { lines, entries, links }, size, omitted }
@@ -126,7 +126,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
     within?: ReadOptions["within"]
   ) {
     const absolutes = topics.map((topic) => path.join(folder, Paths.nameOf(topic)))
-    const stats = yield* platform.lstatAll(absolutes)
+    const stats = yield* reads.lstatAll(absolutes)
     // The files the cache gives, and nothing there, at once; the rest each in a fiber of its own.
     const results: Array<Result.Result<StoredFile | undefined, StorageError>> = []
     const rest: Array<number> = []
@@ -186,7 +186,7 @@ export const make = ({ fs, path, platform, looker, cache, hash }: Services) => {
     const folder = yield* Paths.resolve(looker, real, dir)
     if (folder.info === undefined) return { stored: emptyScope(scope, dir), names: [], folder: undefined }
     if (folder.info.type !== "Directory") return yield* storageError(new NotAFolder({ path: dir }))
-    const names = yield* platform.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
+    const names = yield* reads.readDirectory(folder.absolute).pipe(Effect.mapError(readFailed(dir)))
     const wanted = only === undefined ? undefined : new Set(only)
     const topics = names
       .flatMap((name) => {

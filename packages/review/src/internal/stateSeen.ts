@@ -7,17 +7,17 @@
 import { NewerFormat, ReadFailed, type StorageError } from "@mneme/core"
 import { Clock, Effect, type FileSystem, type Path, Ref } from "effect"
 import { emptyState, type ReviewStateDocument, type StateChange, type StateKeys, staleCursor } from "../MemoryRoot.ts"
-import type { Platform } from "../Platform.ts"
+import type { RootFiles } from "../RootFiles.ts"
 import * as FileCache from "./fileCache.ts"
 import { decodeText, readFailed, storageError, writeFailed } from "./files.ts"
 import * as Paths from "./paths.ts"
 import * as StateFile from "./stateFile.ts"
 
-/** What reading the state file works with: the file system, paths, the platform and how paths are looked at. */
+/** What reading the state file works with: the file system, paths, the backend's reads and how paths are looked at. */
 export interface Services {
   readonly fs: FileSystem.FileSystem
   readonly path: Path.Path
-  readonly platform: Platform["Service"]
+  readonly reads: RootFiles["Service"]
   readonly looker: Paths.Looker
 }
 
@@ -44,7 +44,7 @@ interface Seen extends Paths.Stamp {
 }
 
 /** The state file of one root, as last read by this instance (held in a `Ref` made here). */
-export const make = Effect.fnUntraced(function* ({ fs, path, platform, looker }: Services) {
+export const make = Effect.fnUntraced(function* ({ fs, path, reads, looker }: Services) {
   const seenRef = yield* Ref.make<Seen | undefined>(undefined)
 
   /** Keeps what was decoded of `seen`'s text with the last read, while that read has the same text. */
@@ -93,7 +93,7 @@ export const make = Effect.fnUntraced(function* ({ fs, path, platform, looker }:
     const last = yield* Ref.get(seenRef)
     if (last !== undefined && FileCache.trusted(last, stamp)) return { absolute, seen: last }
     const readAt = yield* Clock.currentTimeMillis
-    const bytes = yield* platform.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
+    const bytes = yield* reads.readFile(absolute).pipe(Effect.mapError(readFailed(StateFile.stateName)))
     if (bytes === undefined) return { absolute, seen: undefined }
     const decoded = yield* Effect.result(decodeText(bytes, StateFile.stateName))
     const text = decoded._tag === "Success" ? decoded.success : undefined

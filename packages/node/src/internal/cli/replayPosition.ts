@@ -10,7 +10,7 @@
  * as shown (so another database or schema starts from the first answer too).
  */
 import { NotAFolder, OutsideRoot, ReadFailed, StorageError, WriteFailed } from "@mneme/core"
-import { Platform } from "@mneme/review"
+import { Platform, RootFiles, RootLayout } from "@mneme/review"
 import { Effect, FileSystem, Path, type PlatformError, Result, Schema } from "effect"
 import type * as MemoryLocation from "./memoryLocation.ts"
 
@@ -18,13 +18,10 @@ import type * as MemoryLocation from "./memoryLocation.ts"
  * The folder whose `replay/` keeps the positions of the answers file `answers` (absolute) for the memory at `location`:
  * the memory folder itself, or for a Postgres memory one beside the answers file named by the schema shown.
  */
-export const rootFor = (
-  location: MemoryLocation.Location,
-  answers: string,
-  sha256: (text: string) => string,
-  path: Path.Path
-): string =>
-  location._tag === "Folder" ? location.path : path.join(`${answers}.positions`, sha256(location.shown).slice(0, 16))
+export const rootFor = (location: MemoryLocation.Location, answers: string, path: Path.Path): string =>
+  location._tag === "Folder"
+    ? location.path
+    : path.join(`${answers}.positions`, RootLayout.hash(location.shown).slice(0, 16))
 
 /** The folder of the records, relative to the memory root. */
 export const folder = "replay"
@@ -42,14 +39,13 @@ const decodePosition = Schema.decodeUnknownResult(Schema.fromJsonString(Position
 /** Where the record of `conversationId` is under `root`: absolute, and relative to the root for messages. */
 const recordOf = Effect.fnUntraced(function* (root: string, conversationId: string) {
   const path = yield* Path.Path
-  const platform = yield* Platform.Platform
-  const name = `${folder}/${platform.sha256(conversationId).slice(0, 16)}.json`
+  const name = `${folder}/${RootLayout.hash(conversationId).slice(0, 16)}.json`
   return { name, absolute: path.join(path.resolve(root), name), dir: path.join(path.resolve(root), folder) }
 })
 
 /** What is at `absolute` (a link not followed), `undefined` when nothing is. */
 const kindOf = (absolute: string, name: string) =>
-  Effect.flatMap(Platform.Platform, (platform) => platform.lstatAll([absolute])).pipe(
+  Effect.flatMap(RootFiles.RootFiles, (reads) => reads.lstatAll([absolute])).pipe(
     Effect.flatMap(([stat]) => {
       if (stat === undefined) return Effect.succeed(undefined)
       if (Result.isSuccess(stat)) return Effect.succeed(stat.success?.type)
@@ -69,13 +65,13 @@ const linked = (name: string) =>
  * `root` keeps it: 0 when it keeps none, or keeps one for another file.
  */
 export const load = Effect.fnUntraced(function* (root: string, conversationId: string, answers: string) {
-  const platform = yield* Platform.Platform
+  const reads = yield* RootFiles.RootFiles
   const { name, absolute, dir } = yield* recordOf(root, conversationId)
   // A folder that cannot be looked at keeps no position: what is wrong with the root, its review says in its words.
   const folderKind = yield* kindOf(dir, folder).pipe(Effect.orElseSucceed(() => undefined))
   if (folderKind === "SymbolicLink") return yield* linked(folder)
   if (folderKind !== "Directory") return 0
-  const bytes = yield* platform
+  const bytes = yield* reads
     .readFile(absolute)
     .pipe(
       Effect.mapError(

@@ -5,7 +5,7 @@
  * each file would gain or lose. The summary is the run's net effect on memory.
  */
 import { MemoryConfig } from "@mneme/core"
-import { Memory, type MemoryReview, Platform, ReviewOutcome } from "@mneme/review"
+import { Memory, type MemoryReview, ReviewOutcome, RootLayout } from "@mneme/review"
 import { Console, Context, Effect, FileSystem, Layer, Option, Path, Ref, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FileTranscript from "../../FileTranscript.ts"
@@ -132,14 +132,15 @@ export const review = Command.make(
         )
       : yield* FileTranscript.open(input.transcript, settings, shape)
     const lines = transcript.index
-    const sha256 = yield* Effect.provide(
-      Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
-      NodePlatform.layer
-    )
     const members = Option.isSome(input.members) ? yield* membersOf(input.members.value) : undefined
     // A group's cursors are per member (`group:<id>:<agent>`), so its id does not name an agent.
     const conversationId = Option.getOrElse(input.conversation, () =>
-      FileTranscript.conversationOf(path, input.transcript, members === undefined ? global.agent : groupMark, sha256)
+      FileTranscript.conversationOf(
+        path,
+        input.transcript,
+        members === undefined ? global.agent : groupMark,
+        RootLayout.hash
+      )
     )
     const label = Option.getOrElse(input.conversation, () => FileTranscript.labelOf(path, input.transcript))
     const copy = input.dryRun ? yield* copyRoot(global.memory) : undefined
@@ -170,7 +171,7 @@ export const review = Command.make(
       answers === undefined
         ? undefined
         : {
-            root: ReplayPosition.rootFor(root, path.resolve(answers), sha256, path),
+            root: ReplayPosition.rootFor(root, path.resolve(answers), path),
             answers: path.resolve(answers)
           }
     const onThisMachine = Effect.provideContext(

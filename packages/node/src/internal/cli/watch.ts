@@ -20,7 +20,7 @@ import {
   Memory,
   MemoryReview,
   MemoryRoot,
-  Platform,
+  RootLayout,
   ReviewOutcome,
   ReviewState,
   Transcript
@@ -99,10 +99,6 @@ const run = Effect.fnUntraced(function* (input: Input) {
   }
   const config = { ...(yield* MemoryConfig.MemoryConfig), ...settings }
   const shape = { ...readOptions(input.format, global.agent), growing: true }
-  const sha256 = yield* Effect.provide(
-    Platform.Platform.use((platform) => Effect.succeed(platform.sha256)),
-    NodePlatform.layer
-  )
   // The memory folder, when it is inside the watched one, is not a transcript.
   const memoryDir = location._tag === "Folder" ? path.resolve(location.path) : undefined
   const skip = (file: string) =>
@@ -142,7 +138,7 @@ const run = Effect.fnUntraced(function* (input: Input) {
 
   /** A file as a conversation: its id (as `mneme review` makes it), its name in sources, and its path in lines. */
   const conversationOf = (file: string) => ({
-    conversationId: FileTranscript.conversationOf(path, file, global.agent, sha256),
+    conversationId: FileTranscript.conversationOf(path, file, global.agent, RootLayout.hash),
     label: FileTranscript.labelOf(path, file),
     shown: path.relative(dir, file)
   })

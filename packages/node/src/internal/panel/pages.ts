@@ -5,7 +5,7 @@
  * can be undone.
  */
 import { Backoff, Instruction, MemoryConfig, MemoryEdit, type MemoryFile, MemoryScope, Secret } from "@mneme/core"
-import { MemoryStore, type MemoryRoot, Platform, ReviewBudget, ReviewState } from "@mneme/review"
+import { MemoryStore, type MemoryRoot, ReviewBudget, ReviewState, RootLayout } from "@mneme/review"
 import { Clock, Effect, Option, Result } from "effect"
 import * as SourceLines from "../sourceLines.ts"
 import * as Conversations from "./conversations.ts"
@@ -173,7 +173,7 @@ export const agent = Effect.fnUntraced(function* (
 ) {
   const settings = yield* MemoryConfig.MemoryConfig
   const store = yield* MemoryStore.MemoryStore
-  const digest = digestWith((yield* Platform.Platform).sha256)
+  const digest = digestWith(RootLayout.hash)
   const own = yield* store.load(MemoryScope.own(agentId))
   const team = yield* store.load(MemoryScope.team)
   const all = yield* conversations(transcripts)
@@ -281,7 +281,7 @@ export const findEntry = Effect.fnUntraced(function* (
   digest: string
 ) {
   const store = yield* MemoryStore.MemoryStore
-  const hash = digestWith((yield* Platform.Platform).sha256)
+  const hash = digestWith(RootLayout.hash)
   const stored = yield* store.load(scope)
   const file = stored.files.find((file) => file.topic === topic)
   const entry = file?.parsed.entries.find((entry) => hash(entry.text) === digest)

@@ -4,7 +4,7 @@
  * model is needed; each with its own page token and a notice, failures in words with secrets masked.
  */
 import { MemoryScope, Secret, type StorageError } from "@mneme/core"
-import { MemoryPending, MemoryStore, Platform, ReviewState } from "@mneme/review"
+import { MemoryPending, MemoryStore, ReviewState, RootLayout } from "@mneme/review"
 import { Effect, type FileSystem, Option, type Path, type PlatformError } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Conversations from "./conversations.ts"
@@ -15,9 +15,8 @@ import * as PendingView from "./pendingView.ts"
 import * as Transcript from "./transcript.ts"
 import * as Views from "./views.ts"
 
-/** What the panel's pages are made with, beside the run's `Panel`: the store, the review state, the platform, files. */
-export type Services =
-  MemoryStore.MemoryStore | ReviewState.ReviewState | Platform.Platform | FileSystem.FileSystem | Path.Path
+/** What the panel's pages are made with, beside the run's `Panel`: the store, the review state, files. */
+export type Services = MemoryStore.MemoryStore | ReviewState.ReviewState | FileSystem.FileSystem | Path.Path
 
 /** A page a request is answered with, made with the `Panel`, `Services` and `R`; it fails where memory cannot be read. */
 export type Response<R = never> = Effect.Effect<
@@ -46,7 +45,7 @@ export const transcriptsOf = Effect.fnUntraced(function* (panel: Panel["Service"
   const ids = [
     ...new Set([...folders.flatMap((agent) => (agent.agentId === undefined ? [] : [agent.agentId])), ...reviewed])
   ]
-  const files = yield* Conversations.transcriptsIn(dir, ids, (yield* Platform.Platform).sha256)
+  const files = yield* Conversations.transcriptsIn(dir, ids, RootLayout.hash)
   return { dir, files } satisfies Pages.Transcripts
 })
 
