@@ -27,12 +27,22 @@ export const isDeviceName = (name: string): boolean => {
 }
 
 /** `text` lower case and NFC-normalised, its runs of white space made `-`. */
-const fold = (text: string): string => text.toLowerCase().normalize("NFC").replace(/\s+/gu, "-")
+const fold = (text: string): string =>
+  folded.test(text) ? text : text.toLowerCase().normalize("NFC").replace(/\s+/gu, "-")
+
+/** A name that folds to itself: lower-case ASCII letters, digits, `_` and `-` (most names a memory links). */
+const folded = /^[a-z0-9_-]*$/
 
 /** Whether a name looks secret as given, once folded, or read with its `-` and `_` as spaces ("password-is-hunter2"). */
 const looksSecret = (name: string): boolean => {
   const folded = fold(name)
-  return Secret.looksSecret(name) || Secret.looksSecret(folded) || Secret.looksSecret(folded.replace(/[-_]+/gu, " "))
+  const spaced = folded.replace(/[-_]+/gu, " ")
+  // A name already folded (as every name a memory's index links is) is read once as given, not twice.
+  return (
+    Secret.looksSecret(name) ||
+    (folded !== name && Secret.looksSecret(folded)) ||
+    (spaced !== folded && Secret.looksSecret(spaced))
+  )
 }
 
 /**
