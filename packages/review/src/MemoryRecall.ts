@@ -9,7 +9,7 @@ import { BadTopic, Entry, MemoryScope, NoSuchTopic, Recall, type StorageError, T
 import { Clock, DateTime, Effect, Option } from "effect"
 import * as Candidates from "./internal/candidates.ts"
 import * as RecallIndex from "./internal/recallIndex.ts"
-import { MemoryStore, type ScopeView } from "./MemoryStore.ts"
+import { MemoryStore, type ScopeView, type ViewEntry } from "./MemoryStore.ts"
 
 /** What to recall, and for which agent. */
 export interface Input {
@@ -24,15 +24,8 @@ export interface Input {
   readonly today?: string | undefined
 }
 
-/** An entry recalled: where it is, its text, and its metadata. */
-export interface Found {
-  readonly scope: "own" | "team"
-  /** The topic, `undefined` for MEMORY.md. */
-  readonly topic: string | undefined
-  readonly text: string
-  readonly added: string | undefined
-  readonly by: string | undefined
-  readonly source: string | undefined
+/** An entry recalled: where it is, its text, and its metadata, as the store's view gives an entry. */
+export interface Found extends ViewEntry {
   /** How much it means to the query; 0 where no query ranked it (every entry, a topic read whole). */
   readonly score: number
 }
