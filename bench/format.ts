@@ -5,7 +5,7 @@
  * it runs in its steady state, whose log-log slope shows they grow linearly (≤ 1.2, or no steeper than the same run's
  * split + join of the same inputs: see `floor`).
  */
-import { Entry, MemoryFile } from "@mneme/core"
+import { Entry, MemoryFile, Topic } from "@mneme/core"
 import { fact, flat, logLogSlope, plainLoop, time, type Figure, type Suite } from "./Bench.ts"
 
 /** Lines from `make(i)` until the text reaches `size` characters. */
@@ -24,10 +24,16 @@ const memory = flat(
 )
 const topic = flat(fill("# travel\n\n", 16000, (i) => (i % 25 === 24 ? `\n## Part ${i}\n` : fact(i))))
 
-/** Parse, format and insert one entry, render: what one add does to a file's text. */
-const roundTrip = (content: string, kind: "memory" | "topic") => () => {
-  const parsed = MemoryFile.parse(content)
-  return MemoryFile.render(MemoryFile.insertEntry(parsed, Entry.format("A new fact", [["added", "2026-11-07"]]), kind))
+/** Parse, format and insert one entry, render: what one add does to a file's text. The parse cleans the index's topic
+ * names as the store's backends do, with a `Topic.cleaner` they keep while they live. */
+const roundTrip = (content: string, kind: "memory" | "topic") => {
+  const names = Topic.cleaner()
+  return () => {
+    const parsed = MemoryFile.parse(content, names)
+    return MemoryFile.render(
+      MemoryFile.insertEntry(parsed, Entry.format("A new fact", [["added", "2026-11-07"]]), kind)
+    )
+  }
 }
 
 /** The original host's figures (issue 11): round trips per second, and the split in milliseconds. */

@@ -73,20 +73,25 @@ const bullet = (line: string): string | undefined => {
  * The topic a link body names: `[[topic]]` at its start, the name cleaned. Cleaning checks a name for secrets, so the
  * names cleaned are kept in `cleaned`, which its caller holds while it reads one file (an index may link one name often).
  */
-const linkTopic = (body: string, cleaned: Map<string, string | undefined>): string | undefined => {
+const linkTopic = (
+  body: string,
+  cleaned: Map<string, string | undefined>,
+  cleanTopic: Topic.Cleaner
+): string | undefined => {
   const text = body.trim()
   if (!text.startsWith("[[")) return undefined
   const end = text.indexOf("]]", 2)
   if (end < 0) return undefined
   const name = text.slice(2, end)
   if (cleaned.has(name)) return cleaned.get(name)
-  const topic = Topic.clean(name)
+  const topic = cleanTopic(name)
   cleaned.set(name, topic)
   return topic
 }
 
-/** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. */
-export const parse = (content: string): Parsed => {
+/** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. The index's
+ * topic names are cleaned by `cleanTopic` (a reader that parses often passes its `Topic.cleaner`). */
+export const parse = (content: string, cleanTopic: Topic.Cleaner = Topic.clean): Parsed => {
   const text = content.replace(/^\uFEFF+/u, "")
   if (text === "") return { lines: [], entries: [], links: [] }
   const lines = text.includes("\r") ? text.split(/\r\n|\r|\n/u) : text.split("\n")
@@ -106,7 +111,7 @@ export const parse = (content: string): Parsed => {
     const body = bullet(line)
     if (body === undefined) continue
     if (inIndex) {
-      const topic = linkTopic(body, cleaned)
+      const topic = linkTopic(body, cleaned, cleanTopic)
       if (topic !== undefined) links.push({ line: index, topic })
     } else {
       const { text, meta } = EntryText.split(body)
@@ -259,7 +264,7 @@ export const headReader = (budget: number): HeadReader => {
     }
     const body = bullet(text)
     if (body !== undefined && inIndex) {
-      const topic = linkTopic(body, cleaned)
+      const topic = linkTopic(body, cleaned, Topic.clean)
       if (topic !== undefined) links.push({ line: at, topic })
     } else if (body !== undefined) {
       const { text: cleaned, meta } = EntryText.split(body)

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { BadTopic } from "../src/Errors.ts"
+import * as MemoryFile from "../src/MemoryFile.ts"
 import * as Secret from "../src/Secret.ts"
 import * as Text from "../src/Text.ts"
 import * as Topic from "../src/Topic.ts"
@@ -101,6 +102,36 @@ describe("Topic.clean", () => {
         assert.isFalse(Secret.looksSecret(cleaned))
       })
     )
+  })
+})
+
+describe("Topic.cleaner", () => {
+  const names = fc.oneof(
+    fc.string({ unit: fc.constantFrom(..."aZ7 _-.[]:/é旅😀", "sk-", "password", ".md") }),
+    fc.string({ unit: "binary", maxLength: 60 })
+  )
+
+  it("cleans every name as Topic.clean does, asked once or again", () => {
+    const clean = Topic.cleaner()
+    fc.assert(
+      fc.property(names, (name) => {
+        const once = clean(name)
+        assert.strictEqual(once, Topic.clean(name))
+        assert.strictEqual(clean(name), once)
+      })
+    )
+  })
+
+  it("parses an index as Topic.clean does, read again and past its limit", () => {
+    const clean = Topic.cleaner(2)
+    const index =
+      "# Memory\n\n## Index\n- [[Travel Notes.md]]\n- [[password-is-hunter2]]\n- [[travel-notes]]\n- [[con]]\n- [[旅行]]\n"
+    const plain = MemoryFile.parse(index).links
+    assert.deepStrictEqual(
+      plain.map((link) => link.topic),
+      ["travel-notes", "travel-notes", "旅行"]
+    )
+    for (let round = 0; round < 3; round++) assert.deepStrictEqual(MemoryFile.parse(index, clean).links, plain)
   })
 })
 

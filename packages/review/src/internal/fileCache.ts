@@ -7,9 +7,10 @@
  * entry read so soon after its change is read again next time (and parsed again only when its text differs). How
  * soon is too soon depends on the tick: a change time with a fraction of a millisecond comes from a file system that
  * keeps fine times, whose tick is the kernel's (a few ms), so `fineWindow`; any other may tick in whole seconds (two
- * on FAT), so `racyWindow`. The cache holds at most `limit` files, dropping the least recently used.
+ * on FAT), so `racyWindow`. The cache holds at most `limit` files, dropping the least recently used, and the topic
+ * names their indexes link, cleaned.
  */
-import type { MemoryFile } from "@mneme/core"
+import { type MemoryFile, Topic } from "@mneme/core"
 import type { Stamp } from "./paths.ts"
 
 /** A file as read: its stamp then, when it was read (epoch ms), its text, parsed, and its size in characters. */
@@ -49,6 +50,8 @@ export interface FileCache {
   readonly last: (absolute: string) => Entry | undefined
   readonly set: (absolute: string, entry: Entry) => void
   readonly drop: (absolute: string) => void
+  /** Cleans the topic names the files' indexes link, each name once while the cache lives. */
+  readonly names: Topic.Cleaner
 }
 
 /** An empty cache of at most `limit` files. */
@@ -70,6 +73,7 @@ export const make = (limit = 4_096): FileCache => {
     },
     drop: (absolute) => {
       entries.delete(absolute)
-    }
+    },
+    names: Topic.cleaner(limit)
   }
 }

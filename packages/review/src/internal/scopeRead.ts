@@ -67,7 +67,7 @@ export const make = ({ fs, path, reads, looker, cache, hash }: Services) => {
       ...stamp,
       readAt: now,
       text,
-      parsed: same ? last.parsed : MemoryFile.parse(text),
+      parsed: same ? last.parsed : MemoryFile.parse(text, cache.names),
       chars: same ? last.chars : Text.length(text)
     }
     cache.set(absolute, entry)

@@ -19,7 +19,8 @@ import {
   OutsideRoot,
   RootUnusable,
   type StorageError,
-  Text
+  Text,
+  Topic
 } from "@mneme/core"
 import { MemoryRoot, Purge, RootLayout, StorageBackend } from "@mneme/review"
 import type { PgClient } from "@effect/sql-pg"
@@ -90,6 +91,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
   const journalTable = table("journal")
   const stateTable = table("review_state")
   const cache = new Map<string, Parsed>()
+  const names = Topic.cleaner(cacheLimit)
   const { locked, hold } = yield* PostgresLock.make(sql, { root, lockName: `mneme/${schema}`, wait, idle })
   const { readState, readStateOf, changeState } = PostgresState.make(sql, schema, stateTable)
 
@@ -111,7 +113,7 @@ export const make = Effect.fnUntraced(function* (sql: PgClient.PgClient, options
     const parsed =
       last !== undefined && last.text === text
         ? last
-        : { text, parsed: MemoryFile.parse(text), chars: Text.length(text) }
+        : { text, parsed: MemoryFile.parse(text, names), chars: Text.length(text) }
     keep(file, parsed)
     return { file, topic, exists: true, parsed: parsed.parsed, size: parsed.chars }
   }
