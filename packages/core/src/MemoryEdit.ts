@@ -13,3 +13,4 @@
 export * from "./internal/editPlan.ts"
 export * from "./internal/editShapes.ts"
 export * from "./internal/editUndo.ts"
+export { sameKeys } from "./internal/editHelpers.ts"

@@ -69,24 +69,43 @@ const bullet = (line: string): string | undefined => {
   return at + 1 === line.length || next === 32 || next === 9 ? line.slice(at + 1) : undefined
 }
 
+/** The topic name a link body gives, as written: `[[name]]` at its start. */
+const linkName = (body: string): string | undefined => {
+  const text = body.trim()
+  if (!text.startsWith("[[")) return undefined
+  const end = text.indexOf("]]", 2)
+  return end < 0 ? undefined : text.slice(2, end)
+}
+
 /**
- * The topic a link body names: `[[topic]]` at its start, the name cleaned. Cleaning checks a name for secrets, so the
- * names cleaned are kept in `cleaned`, which its caller holds while it reads one file (an index may link one name often).
+ * The topic a link body names, cleaned. Cleaning checks a name for secrets, so the names cleaned are kept in `cleaned`,
+ * which its caller holds while it reads one file (an index may link one name often).
  */
 const linkTopic = (
   body: string,
   cleaned: Map<string, string | undefined>,
   cleanTopic: Topic.Cleaner
 ): string | undefined => {
-  const text = body.trim()
-  if (!text.startsWith("[[")) return undefined
-  const end = text.indexOf("]]", 2)
-  if (end < 0) return undefined
-  const name = text.slice(2, end)
+  const name = linkName(body)
+  if (name === undefined) return undefined
   if (cleaned.has(name)) return cleaned.get(name)
   const topic = cleanTopic(name)
   cleaned.set(name, topic)
   return topic
+}
+
+/**
+ * A `Topic.clean` that knows the names `parsed`'s index links as they were cleaned then, for parsing a new text of the
+ * same file (which links mostly the same names), so they are not checked for secrets again.
+ */
+export const cleanerOf = (parsed: Parsed): Topic.Cleaner => {
+  const known = new Map<string, string>()
+  for (const link of parsed.links) {
+    const body = bullet(parsed.lines[link.line] ?? "")
+    const name = body === undefined ? undefined : linkName(body)
+    if (name !== undefined) known.set(name, link.topic)
+  }
+  return known.size === 0 ? Topic.clean : (name) => known.get(name) ?? Topic.clean(name)
 }
 
 /** Reads a file's content; "" (a missing file) reads as no lines. Leading byte order marks are dropped. The index's

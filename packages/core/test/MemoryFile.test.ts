@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import * as Entry from "../src/Entry.ts"
 import * as MemoryFile from "../src/MemoryFile.ts"
+import * as Topic from "../src/Topic.ts"
 
 /** A MEMORY.md as a person edits it: a title, notes, CRLF line ends, an entry with metadata, no index. */
 const handEdited = [
@@ -119,6 +120,33 @@ describe("MemoryFile.parse", () => {
       assert.strictEqual(parsed.links.length, links, text.slice(0, 20))
       assert.strictEqual(MemoryFile.render(parsed.lines), text.endsWith("\n") ? text : text + "\n")
     }
+  })
+})
+
+describe("MemoryFile.cleanerOf", () => {
+  const names = fc.string({ unit: fc.constantFrom(..."aZ7 _-.[]é旅", "sk-", "password", ".md", "con") })
+
+  it("cleans every name as Topic.clean does, those the parse linked and any other", () => {
+    fc.assert(
+      fc.property(fc.array(names, { maxLength: 6 }), names, (linked, other) => {
+        const parsed = MemoryFile.parse(`# Memory\n\n## Index\n${linked.map((name) => `- [[${name}]]`).join("\n")}\n`)
+        const clean = MemoryFile.cleanerOf(parsed)
+        for (const name of [...linked, other]) assert.strictEqual(clean(name), Topic.clean(name))
+      })
+    )
+  })
+
+  it("parses a file's new text as a plain parse does", () => {
+    const before = MemoryFile.parse(
+      "# Memory\n\n- a fact\n\n## Index\n- [[Travel Notes]]\n-  [[work]] \n- [[password-is-hunter2]]\n"
+    )
+    const after =
+      "# Memory\n\n- a fact\n- another\n\n## Index\n- [[Travel Notes]]\n- [[work]]\n- [[home]]\n- [[password-is-hunter2]]\n"
+    assert.deepStrictEqual(MemoryFile.parse(after, MemoryFile.cleanerOf(before)), MemoryFile.parse(after))
+    assert.deepStrictEqual(
+      MemoryFile.parse(after).links.map((link) => link.topic),
+      ["travel-notes", "work", "home"]
+    )
   })
 })
 

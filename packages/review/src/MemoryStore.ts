@@ -86,7 +86,8 @@ const make = Effect.gen(function* () {
   const root = yield* MemoryRoot
   const settings = yield* MemoryConfig.MemoryConfig
   const today = yield* StoreApply.today(settings)
-  const context = Effect.map(today, (date): MemoryEdit.EditSettings => ({ settings, today: date }))
+  const sameKeys = MemoryEdit.sameKeys()
+  const context = Effect.map(today, (date): MemoryEdit.EditSettings => ({ settings, today: date, sameKeys }))
 
   const load = Effect.fn("MemoryStore.load")(function* (scope: MemoryScope.MemoryScope, options?: ReadOptions) {
     return StoreView.scopeView(yield* root.read(scope, options))

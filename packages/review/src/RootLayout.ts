@@ -73,10 +73,11 @@ export const nameOf = (topic: string | undefined): string => (topic === undefine
 /** A file of a scope, relative to the root ("/" separated): MEMORY.md, or `<topic>.md`. */
 export const fileOf = (dir: string, topic: string | undefined): string => `${dir}/${nameOf(topic)}`
 
-/** The topic a file name of a scope's folder is (`undefined` for MEMORY.md), or `null` when it is none. */
-export const topicOfName = (name: string): string | undefined | null => {
+/** The topic a file name of a scope's folder is (`undefined` for MEMORY.md), or `null` when it is none; a reader that
+ * lists folders often passes its `Topic.cleaner`. */
+export const topicOfName = (name: string, clean: Topic.Cleaner = Topic.clean): string | undefined | null => {
   if (name === memoryName) return undefined
   if (!name.endsWith(".md")) return null
   const stem = name.slice(0, -3)
-  return Topic.clean(stem) === stem ? stem : null
+  return clean(stem) === stem ? stem : null
 }

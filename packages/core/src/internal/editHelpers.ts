@@ -18,6 +18,7 @@ import type {
   Files,
   EditRecord,
   ReplaceInput,
+  SameKeys,
   RemoveInput,
   Write
 } from "./editShapes.ts"
@@ -91,11 +92,32 @@ export const hasSameKey = (text: string, key: string): boolean => {
   return k === key.length
 }
 
-/** The file of a scope that already holds `text` (white space folded, case ignored), and the entry there. */
-export const holding = (files: Files, text: string) => {
+/**
+ * A `SameKeys` that remembers the keys of each parse it is given, for as long as the parse is held (a store keeps one
+ * for its life: the files it reads stay parsed while they are unchanged).
+ */
+export const sameKeys = (): SameKeys => {
+  const known = new WeakMap<MemoryFile.Parsed, ReadonlyMap<string, MemoryFile.Entry>>()
+  return (parsed) => {
+    const seen = known.get(parsed)
+    if (seen !== undefined) return seen
+    const byKey = new Map<string, MemoryFile.Entry>()
+    for (const entry of parsed.entries) {
+      const key = Text.sameKey(entry.text)
+      if (!byKey.has(key)) byKey.set(key, entry)
+    }
+    known.set(parsed, byKey)
+    return byKey
+  }
+}
+
+/** The file of a scope that already holds `text` (white space folded, case ignored), and the entry there; looked up in
+ * `keys` when given. */
+export const holding = (files: Files, text: string, keys?: SameKeys) => {
   const key = Text.sameKey(text)
   for (const file of files.files) {
-    const entry = file.parsed.entries.find((entry) => hasSameKey(entry.text, key))
+    const entry =
+      keys === undefined ? file.parsed.entries.find((entry) => hasSameKey(entry.text, key)) : keys(file.parsed).get(key)
     if (entry !== undefined) return { file, entry }
   }
   return undefined
@@ -169,7 +191,12 @@ export const withEdits = (
     const updated =
       content === undefined
         ? undefined
-        : { ...file, exists: true, parsed: parsed ?? MemoryFile.parse(content), size: Text.length(content) }
+        : {
+            ...file,
+            exists: true,
+            parsed: parsed ?? MemoryFile.parse(content, MemoryFile.cleanerOf(file.parsed)),
+            size: Text.length(content)
+          }
     files = withFile(files, file, updated)
     const write: Write =
       updated === undefined ? { file: file.file, content } : { file: file.file, content, parsed: updated.parsed }

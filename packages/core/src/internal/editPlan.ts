@@ -76,7 +76,7 @@ const planAdd = (draft: Draft, at: number, input: AddInput, prepared: Prepared) 
   const { topic, text, context } = prepared
   const { settings } = context
   const outcome = { op: "add", scope: input.scope } as const
-  const same = holding(files, text)
+  const same = holding(files, text, context.sameKeys)
   if (same !== undefined) {
     return Result.succeed<Planned>({
       draft,

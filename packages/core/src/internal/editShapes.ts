@@ -125,10 +125,18 @@ export interface Write {
   readonly parsed?: MemoryFile.Parsed | undefined
 }
 
+/** The entries of a parsed file by the key the same fact is found by (`Text.sameKey`), the first of each. */
+export type SameKeys = (parsed: MemoryFile.Parsed) => ReadonlyMap<string, MemoryFile.Entry>
+
 /** What a plan needs besides the files: the limits and the entry check, and today's date (`YYYY-MM-DD`). */
 export interface EditSettings {
   readonly settings: Pick<Settings, "entryMax" | "memoryMax" | "topicMax" | "topicsMax" | "isSecret">
   readonly today: string
+  /**
+   * The entries of each file by their key, remembered by whoever plans many changes (a store, with `sameKeys()`), so
+   * the same fact is looked up, not searched for, in files that have not changed; without it each file is read through.
+   */
+  readonly sameKeys?: SameKeys | undefined
 }
 
 /** Changes planned so far: the scopes as they leave them, each file they change once with its text, their records. */

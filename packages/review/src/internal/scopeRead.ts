@@ -190,7 +190,7 @@ export const make = ({ fs, path, reads, looker, cache, hash }: Services) => {
     const wanted = only === undefined ? undefined : new Set(only)
     const topics = names
       .flatMap((name) => {
-        const topic = Paths.topicOfName(name)
+        const topic = Paths.topicOfName(name, cache.names)
         return typeof topic === "string" && (wanted === undefined || wanted.has(topic)) ? [topic] : []
       })
       .sort()
