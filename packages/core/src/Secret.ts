@@ -63,22 +63,24 @@ const findings = (text: string, first: boolean): { readonly view: View.View; rea
   return { view, found: scan.found }
 }
 
-/** Spans of a text of `length` units, sorted and disjoint: touching or overlapping ones merged. */
-const merged = (found: ReadonlyArray<Span>, length: number): Array<Span> => {
-  const depth = new Int32Array(length + 1)
-  for (const [start, end] of found) {
-    depth[start]! += 1
-    depth[end]! -= 1
-  }
+/** Spans sorted and disjoint: touching or overlapping ones merged, empty ones left out. Sorted, not marked in an array
+ * the text's length: a long text with few findings would pay for the whole array. */
+const merged = (found: ReadonlyArray<Span>): Array<Span> => {
+  const sorted = found.length === 1 ? found : found.toSorted((a, b) => a[0] - b[0])
   const out: Array<Span> = []
-  let open = 0
-  let start = 0
-  for (let i = 0; i <= length; i++) {
-    const before = open
-    open += depth[i]!
-    if (before === 0 && open > 0) start = i
-    else if (before > 0 && open === 0) out.push([start, i])
+  let start = -1
+  let end = -1
+  for (const [from, to] of sorted) {
+    if (from >= to) continue
+    if (from <= end) {
+      if (to > end) end = to
+      continue
+    }
+    if (end > start) out.push([start, end])
+    start = from
+    end = to
   }
+  if (end > start) out.push([start, end])
   return out
 }
 
@@ -88,7 +90,7 @@ export const spans = (text: string): ReadonlyArray<Span> => {
   const { view, found } = findings(text, false)
   if (found.length === 0) return []
   const out: Array<Span> = []
-  for (const [from, to] of merged(found, view.text.length)) {
+  for (const [from, to] of merged(found)) {
     const [start, end] = View.original(view, text, from, to)
     const last = out.at(-1)
     // Two findings inside one character that folds to several ("⑴" reads as "(1)") are one span of it.
