@@ -5,7 +5,10 @@
  * LoCoMo conversation file `--locomo` names (without one, only its hostile inputs).
  *
  * `pnpm bench --compare a.json b.json`: how each figure of run b compares with run a, as it was measured and as a
- * share of each run's own baseline (which takes out how busy each machine was).
+ * share of each run's own baseline (which takes out how busy each machine was). On a shared machine one run's figure
+ * can be a third off the next's, so runs can be compared in pairs: `--compare a1.json,a2.json,a3.json
+ * b1.json,b2.json,b3.json` (a1 then b1 run one after the other, then a2 and b2, …) gives for each figure the median of
+ * each side and the median of the pairs' ratios, and counts the figures more than 10% behind by that median.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
@@ -42,7 +45,7 @@ const readRun = (file: string): { readonly at?: string; readonly figures: Readon
 /** Says what is wrong with the command line, and fails the command. */
 const usage = (problem: string) => {
   console.error(
-    `bench: ${problem}\nusage: pnpm bench [suite…] [--out file.json] [--locomo FILE] | pnpm bench --compare a.json b.json`
+    `bench: ${problem}\nusage: pnpm bench [suite…] [--out file.json] [--locomo FILE] | pnpm bench --compare a.json[,a2.json…] b.json[,b2.json…]`
   )
   process.exitCode = 2
 }
@@ -84,30 +87,62 @@ const run = async (chosen: ReadonlyArray<string>, out: string, options: Options)
   process.stderr.write(`bench: wrote ${out}\n`)
 }
 
+/** The median of `values` (the mean of the middle two when there is an even number). */
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = values.toSorted((x, y) => x - y)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** Runs a (each a list of files, `,`-separated) against runs b, paired in order. */
 const compare = (before: string, after: string) => {
-  const a = readRun(before)
-  const b = readRun(after)
+  const [as, bs] = [before.split(","), after.split(",")]
+  if (as.length !== bs.length) return usage("--compare needs as many runs on each side, paired in order")
+  const [a, b] = [as.map(readRun), bs.map(readRun)]
   const key = (f: Figure) => `${f.suite}\u0000${f.name}`
-  const earlier = new Map(a.figures.map((f) => [key(f), f]))
-  console.log(`a: ${before}${a.at ? ` (${a.at})` : ""}\nb: ${after}${b.at ? ` (${b.at})` : ""}`)
-  console.table(
-    b.figures.flatMap((f) => {
-      const old = earlier.get(key(f))
-      if (old === undefined || old.unit !== f.unit) return []
-      const [costA, costB] = [costOver(old), costOver(f)]
-      const rated = isRate(f.unit) || f.unit === "ms" || f.unit === "µs"
-      return [
-        {
-          suite: f.suite,
-          name: f.name,
-          a: round(old.value),
-          b: round(f.value),
-          unit: f.unit,
-          "b vs a": rated ? ratio(speedup(f.value, old.value, f.unit)) : "",
-          "b vs a, each over its baseline": costA !== undefined && costB !== undefined ? ratio(costA / costB) : ""
-        }
-      ]
+  const byKey = (run: { readonly figures: ReadonlyArray<Figure> }) => new Map(run.figures.map((f) => [key(f), f]))
+  const [earlier, later] = [a.map(byKey), b.map(byKey)]
+  for (const [side, files, runs] of [
+    ["a", as, a],
+    ["b", bs, b]
+  ] as const) {
+    files.forEach((file, i) =>
+      console.log(`${side}${files.length > 1 ? i + 1 : ""}: ${file}${runs[i]?.at ? ` (${runs[i]?.at})` : ""}`)
+    )
+  }
+  let behind = 0
+  let compared = 0
+  const rows = b[0]!.figures.flatMap((f) => {
+    const pairs = earlier.flatMap((olds, i) => {
+      const [old, now] = [olds.get(key(f)), later[i]!.get(key(f))]
+      return old === undefined || now === undefined || old.unit !== f.unit ? [] : [[old, now] as const]
     })
+    if (pairs.length === 0) return []
+    const rated = isRate(f.unit) || f.unit === "ms" || f.unit === "µs"
+    const speed = median(pairs.map(([old, now]) => speedup(now.value, old.value, f.unit)))
+    const costs = pairs.flatMap(([old, now]) => {
+      const [costA, costB] = [costOver(old), costOver(now)]
+      return costA === undefined || costB === undefined ? [] : [costA / costB]
+    })
+    if (rated) {
+      compared++
+      if (speed < 0.9) behind++
+    }
+    return [
+      {
+        suite: f.suite,
+        name: f.name,
+        a: round(median(pairs.map(([old]) => old.value))),
+        b: round(median(pairs.map(([, now]) => now.value))),
+        unit: f.unit,
+        "b vs a": rated ? `${ratio(speed)}${speed < 0.9 ? " BEHIND" : ""}` : "",
+        "b vs a, each over its baseline": costs.length === 0 ? "" : ratio(median(costs))
+      }
+    ]
+  })
+  console.table(rows)
+  console.log(
+    `${compared} timed figures compared${as.length > 1 ? ` (median of ${as.length} pairs)` : ""}; ${behind} more than 10% behind`
   )
 }
 
@@ -115,7 +150,7 @@ const args = process.argv.slice(2)
 const at = args.indexOf("--compare")
 if (at >= 0) {
   const [before, after] = args.slice(at + 1)
-  if (before === undefined || after === undefined) usage("--compare needs two files")
+  if (before === undefined || after === undefined) usage("--compare needs two files (or two lists of files)")
   else compare(before, after)
 } else {
   /** The value of `--flag`, where the command line gives it, and where it stands. */
