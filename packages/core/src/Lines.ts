@@ -58,11 +58,15 @@ const maskWith = (masked: string, settings: Pick<CutSettings, "isSecret">): stri
   settings.isSecret?.(masked) === true ? Secret.mask : Text.wellFormed(masked)
 
 /**
- * Any text for the model (a line, an entry): its secrets masked and made well formed. The host's own secret test can
- * only say yes or no, so a text it still finds secret once masked is masked whole.
+ * Any text for the model (a line, an entry): its secrets masked (by `redact`: a caller that masks the same texts often
+ * passes its `Secret.redactor`) and made well formed. The host's own secret test can only say yes or no, so a text it
+ * still finds secret once masked is masked whole.
  */
-export const mask = (text: string, settings: Pick<CutSettings, "isSecret">): string =>
-  maskWith(Secret.redact(text), settings)
+export const mask = (
+  text: string,
+  settings: Pick<CutSettings, "isSecret">,
+  redact: Secret.Redactor = Secret.redact
+): string => maskWith(redact(text), settings)
 
 /**
  * The line's text for the prompt: masked (see `mask`), then cut per docs/spec.md 4.2, never splitting a surrogate pair. A

@@ -5,6 +5,7 @@
  */
 import * as Lines from "./Lines.ts"
 import type { Settings } from "./MemoryConfig.ts"
+import * as Secret from "./Secret.ts"
 import type * as Selection from "./Selection.ts"
 import { count } from "./Text.ts"
 import { hangulScript, hanScript, kanaScript, kindOf, latinScript, letter } from "./internal/letterKinds.ts"
@@ -166,7 +167,8 @@ const groupSection = (group: Group | undefined): ReadonlyArray<string> =>
  * entries are not shown, the context and new lines (cut and masked, each numbered from 1, context first: see
  * `shownLines`), and the language, judged from the user's new lines as the model sees them. `memoryNotShown` counts
  * the entries of a MEMORY.md past its size (edited by hand) that are left out of the list. A group conversation's
- * request says who takes part (`group`).
+ * request says who takes part (`group`). The entries are masked by `redact` (a reviewer passes the `Secret.redactor` it
+ * holds for all its passes, which show mostly the same entries).
  */
 export const request = (
   input: {
@@ -180,7 +182,8 @@ export const request = (
     readonly moreFollow: boolean
     readonly group?: Group | undefined
   },
-  settings: Lines.CutSettings & Pick<Settings, "interfaceLanguage">
+  settings: Lines.CutSettings & Pick<Settings, "interfaceLanguage">,
+  redact: Secret.Redactor = Secret.redact
 ): string => {
   const { agent } = input
   // Each line shown is numbered, context first (see `shownLines`), so an answer can cite the lines a fact comes from.
@@ -205,7 +208,7 @@ export const request = (
     "",
     "## Entries",
     "Each entry: its number, where it is (scope, then MEMORY.md or a topic), and its text.",
-    ...list(input.shown.map((e) => `${e.number}. ${place(e)}: ${quote(Lines.mask(e.text, settings))}`)),
+    ...list(input.shown.map((e) => `${e.number}. ${place(e)}: ${quote(Lines.mask(e.text, settings, redact))}`)),
     ...notShown("own", input.memoryNotShown?.own ?? 0),
     ...notShown("team", input.memoryNotShown?.team ?? 0),
     input.hidden === 0

@@ -121,6 +121,27 @@ export const redactOnce = (text: string): string => {
 /** `text` with each secret replaced by `[secret]`, the rest kept as it was. */
 export const redact = (text: string): string => redactOnce(text)
 
+/** Redacts texts as `redact` does, remembering what it was given (see `redactor`). */
+export type Redactor = (text: string) => string
+
+/**
+ * A `redact` that remembers its answers (at most `limit` texts of up to 4,096 units, all forgotten when full): for a
+ * caller that masks the same texts again and again, as a reviewer shows the same entries on every pass. The memory is
+ * the redactor's own, held by whoever makes it; this module keeps none.
+ */
+export const redactor = (limit = 4_096): Redactor => {
+  const known = new Map<string, string>()
+  return (text) => {
+    if (text.length > 4_096) return redact(text)
+    const seen = known.get(text)
+    if (seen !== undefined) return seen
+    if (known.size >= limit) known.clear()
+    const redacted = redact(text)
+    known.set(text, redacted)
+    return redacted
+  }
+}
+
 /** `value` masked by `mask`: a string, or each string of a list; anything else as it is. */
 const maskValue = (value: unknown, mask: (text: string) => string): unknown =>
   typeof value === "string" ? mask(value) : Array.isArray(value) ? value.map((item) => maskValue(item, mask)) : value

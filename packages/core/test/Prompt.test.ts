@@ -3,6 +3,7 @@ import { createHash } from "node:crypto"
 import type * as Lines from "../src/Lines.ts"
 import * as MemoryConfig from "../src/MemoryConfig.ts"
 import * as Prompt from "../src/Prompt.ts"
+import * as Secret from "../src/Secret.ts"
 import type * as Selection from "../src/Selection.ts"
 
 const settings = MemoryConfig.defaults
@@ -77,6 +78,17 @@ describe("Prompt.system", () => {
 })
 
 describe("Prompt.request", () => {
+  it("masks the entries with the redactor it is given as without one, pass after pass", () => {
+    const input = {
+      ...base,
+      shown: [...base.shown, shown(4, "The wifi password is hunter2")]
+    }
+    const plain = Prompt.request(input, settings)
+    assert.include(plain, '4. own MEMORY.md: "The wifi password is [secret]"')
+    const redact = Secret.redactor()
+    for (let pass = 0; pass < 3; pass++) assert.strictEqual(Prompt.request(input, settings, redact), plain)
+  })
+
   it("gives the agent, memory's fullness, the numbered entries, the lines and the language, in that order", () => {
     const text = Prompt.request(
       {

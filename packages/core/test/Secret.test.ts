@@ -649,3 +649,24 @@ describe("Secret", () => {
     })
   })
 })
+
+describe("Secret.redactor", () => {
+  const texts = fc.oneof(
+    fc.string({ unit: fc.constantFrom(..."aZ7 :-_/@.", "password is ", "sk-", "4111 1111 1111 1111", "密码是") }),
+    fc.string({ unit: "binary", maxLength: 80 })
+  )
+
+  it("redacts every text as Secret.redact does, asked once or again, past its limit and past its longest text", () => {
+    const redact = Secret.redactor(3)
+    fc.assert(
+      fc.property(texts, (text) => {
+        const once = redact(text)
+        assert.strictEqual(once, Secret.redact(text))
+        assert.strictEqual(redact(text), once)
+      })
+    )
+    const long = "my password is hunter2 ".repeat(200)
+    assert.strictEqual(redact(long), Secret.redact(long))
+    assert.notInclude(redact(long), "hunter2")
+  })
+})

@@ -5,7 +5,7 @@
  * been read only as far as its first entries within its size: the entries it left out count as not shown. Topic entries are given to
  * `Selection` as lists, one a file, the same list pass after pass while a file is unchanged (`candidates.ts`).
  */
-import { type Lines, type MemoryConfig, Selection, Text } from "@mneme/core"
+import { type Lines, type MemoryConfig, Secret, Selection, Text } from "@mneme/core"
 import type { StoredScope } from "../MemoryRoot.ts"
 import * as Candidates from "./candidates.ts"
 
@@ -34,10 +34,16 @@ const omitted = (scope: StoredScope, memory: boolean) =>
 export interface Held {
   readonly candidates: Candidates.Made
   readonly words: Selection.WordIndex
+  /** The entries' texts as masked for the request, which shows mostly the same entries every pass. */
+  readonly redact: Secret.Redactor
 }
 
 /** What a reviewer holds before its first pass. */
-export const held = (): Held => ({ candidates: Candidates.make(), words: Selection.wordIndex() })
+export const held = (): Held => ({
+  candidates: Candidates.make(),
+  words: Selection.wordIndex(),
+  redact: Secret.redactor()
+})
 
 /** The candidates of a scope's MEMORY.md, or of its topics, one list a file. */
 const candidates = (

@@ -144,7 +144,8 @@ const prepare = Effect.fnUntraced(function* (services: Services, input: Input) {
       moreFollow: input.moreFollow,
       group: input.group
     },
-    settings
+    settings,
+    services.chooser.redact
   )
   return { own, team, shown: chosen.shown, request }
 })
