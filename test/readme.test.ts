@@ -88,6 +88,32 @@ const checks: Record<string, (does: string) => void> = {
     assert.include(does, "`bench/results/latest.json`")
     assert.include(readFileSync(join(repo, "bench/run.ts"), "utf8"), '"./results/latest.json"')
   },
+  "pnpm bench --compare A B": (does) => {
+    assert.include(does, "`a1.json,a2.json b1.json,b2.json`")
+    assert.include(does, "median of each pair's ratio")
+    // Three pairs of runs: the figure in ms is 25% slower in two of them and 10% faster in one, so its median is
+    // behind; the rate is level in each.
+    const { dir } = scratch()
+    const runOf = (name: string, ms: number, rate: number) => {
+      const file = join(dir, `${name}.json`)
+      const figures = [
+        { suite: "s", name: "a time", value: ms, unit: "ms" },
+        { suite: "s", name: "a rate", value: rate, unit: "ops/s" }
+      ]
+      writeFileSync(file, JSON.stringify({ at: "2026-12-04T00:00:00.000Z", figures }))
+      return file
+    }
+    const before = [runOf("a1", 10, 100), runOf("a2", 10, 200), runOf("a3", 10, 300)].join(",")
+    const after = [runOf("b1", 12.5, 100), runOf("b2", 9, 200), runOf("b3", 12.5, 300)].join(",")
+    const run = shell(`pnpm bench --compare ${before} ${after}`)
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.match(run.stdout, /'a time'.*'0\.8× BEHIND'/)
+    assert.match(run.stdout, /'a rate'.*'1×'/)
+    assert.include(run.stdout, "2 timed figures compared (median of 3 pairs); 1 more than 10% behind")
+    const uneven = shell(`pnpm bench --compare ${before} ${runOf("b4", 10, 100)}`)
+    assert.strictEqual(uneven.code, 2)
+    assert.include(uneven.stderr, "--compare needs as many runs on each side, paired in order")
+  },
   "pnpm build": (does) => {
     assert.strictEqual(does, "`dist/` of every package")
     const run = shell("pnpm build")
