@@ -32,11 +32,17 @@ const computeFold = (codePoint: number): string | undefined => {
 }
 
 /** Whether a code point past ASCII reads as itself without asking Unicode: the CJK ideographs (of the main block and
- * extension A), the Hangul syllables and the surrogates (a lone one reads as itself) — most text past ASCII. */
+ * extension A), the Hangul syllables and the surrogates (a lone one reads as itself), the Latin-1 letters, dashes and
+ * curly quotes, and the line and paragraph separators — most text past ASCII. */
 export const plainCodePoint = (codePoint: number): boolean =>
   (codePoint >= 0x4e00 && codePoint <= 0x9fff) ||
   (codePoint >= 0x3400 && codePoint <= 0x4dbf) ||
-  (codePoint >= 0xac00 && codePoint <= 0xdfff) // Hangul syllables, then the surrogates
+  (codePoint >= 0xac00 && codePoint <= 0xdfff) || // Hangul syllables, then the surrogates
+  (codePoint >= 0xc0 && codePoint <= 0xff) ||
+  (codePoint >= 0x2012 && codePoint <= 0x2016) || // dashes (not U+2017, a compatibility form)
+  (codePoint >= 0x2018 && codePoint <= 0x2023) || // quotes, daggers, bullets
+  codePoint === 0x2028 ||
+  codePoint === 0x2029
 
 /** What a code point of the forms most often met folds to, known without asking Unicode (undefined for any other):
  * a full-width ASCII character (`９` is `9`), or an invisible format character (U+00AD, U+200B–U+200F, U+2060–U+2064,
