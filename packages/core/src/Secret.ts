@@ -25,6 +25,7 @@
  * runs, passwords in English, ID labels, passwords in Chinese, URLs and user and password pairs. This module runs
  * them over a scan made per call, and holds nothing between calls.
  */
+import { remembered } from "./internal/remembered.ts"
 import { chinese } from "./internal/secret/chinese.ts"
 import { digitRuns } from "./internal/secret/digitRuns.ts"
 import { keys, pem } from "./internal/secret/keys.ts"
@@ -129,18 +130,7 @@ export type Redactor = (text: string) => string
  * caller that masks the same texts again and again, as a reviewer shows the same entries on every pass. The memory is
  * the redactor's own, held by whoever makes it; this module keeps none.
  */
-export const redactor = (limit = 4_096): Redactor => {
-  const known = new Map<string, string>()
-  return (text) => {
-    if (text.length > 4_096) return redact(text)
-    const seen = known.get(text)
-    if (seen !== undefined) return seen
-    if (known.size >= limit) known.clear()
-    const redacted = redact(text)
-    known.set(text, redacted)
-    return redacted
-  }
-}
+export const redactor = (limit = 4_096): Redactor => remembered(redact, limit, 4_096)
 
 /** `value` masked by `mask`: a string, or each string of a list; anything else as it is. */
 const maskValue = (value: unknown, mask: (text: string) => string): unknown =>

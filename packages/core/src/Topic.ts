@@ -5,6 +5,7 @@
  * typed two ways is one file. No name can hold `/`, `\`, `.`, NUL, white space or any other punctuation, be a Windows
  * device name, or look secret.
  */
+import { remembered } from "./internal/remembered.ts"
 import * as Secret from "./Secret.ts"
 import * as Text from "./Text.ts"
 
@@ -68,17 +69,7 @@ export type Cleaner = (name: string) => string | undefined
  * secrets three ways). The memory is the cleaner's own, held by whoever makes it (a store service for its life, a
  * benchmark for its runs); the core keeps none.
  */
-export const cleaner = (limit = 4_096): Cleaner => {
-  const known = new Map<string, string | undefined>()
-  return (name) => {
-    const seen = known.get(name)
-    if (seen !== undefined || known.has(name)) return seen
-    if (known.size >= limit) known.clear()
-    const topic = clean(name)
-    known.set(name, topic)
-    return topic
-  }
-}
+export const cleaner = (limit = 4_096): Cleaner => remembered(clean, limit)
 
 /** A name as a message may show it: its secrets masked, and the whole name masked when it looks secret as a name. */
 export const shown = (name: string): string => {
