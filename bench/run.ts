@@ -2,7 +2,9 @@
  * `pnpm bench [suite…] [--out file.json] [--locomo FILE]`: runs every suite (or those named), prints the figures as a
  * table (each with the same run's baseline, and the original host's figure and the ratio over it where issue 11 gives
  * one), and writes them as JSON to the file (bench/results/latest.json by default). The recall suite measures on the
- * LoCoMo conversation file `--locomo` names (without one, only its hostile inputs).
+ * LoCoMo conversation file `--locomo` names (without one, only its hostile inputs). Where more than one suite runs, each
+ * runs in a process of its own: a figure would otherwise depend on what ran before it in the same process (the JIT's
+ * and the heap's state), and a suite's rows could be a quarter off what they are when it runs alone.
  *
  * `pnpm bench --compare a.json b.json`: how each figure of run b compares with run a, as it was measured and as a
  * share of each run's own baseline (which takes out how busy each machine was). On a shared machine one run's figure
@@ -10,8 +12,11 @@
  * b1.json,b2.json,b3.json` (a1 then b1 run one after the other, then a2 and b2, …) gives for each figure the median of
  * each side and the median of the pairs' ratios, and counts the figures more than 10% behind by that median.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { dirname, resolve } from "node:path"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
 import { type Figure, isRate, type Options, speedup, type Suite } from "./Bench.ts"
 /** Each suite, imported only when it runs (so one suite's broken import stops no other). */
 const suites: Record<string, () => Promise<Suite>> = {
@@ -54,12 +59,15 @@ const run = async (chosen: ReadonlyArray<string>, out: string, options: Options)
   const unknown = chosen.filter((name) => !(name in suites))
   if (unknown.length > 0)
     return usage(`no such suite: ${unknown.join(", ")} (suites: ${Object.keys(suites).join(", ")})`)
+  const names = Object.keys(suites).filter((name) => chosen.length === 0 || chosen.includes(name))
   const figures: Array<Figure> = []
-  for (const [name, load] of Object.entries(suites)) {
-    if (chosen.length > 0 && !chosen.includes(name)) continue
-    process.stderr.write(`bench: ${name}\n`)
-    const suite = await load()
-    figures.push(...(await suite(options)))
+  if (names.length === 1) {
+    process.stderr.write(`bench: ${names[0]}\n`)
+    figures.push(...(await (await suites[names[0]!]!())(options)))
+  } else {
+    const scratch = mkdtempSync(join(tmpdir(), "mneme-bench-"))
+    for (const name of names) figures.push(...alone(name, join(scratch, `${name}.json`), options))
+    rmSync(scratch, { recursive: true, force: true })
   }
   console.table(
     figures.map((f) => {
@@ -85,6 +93,29 @@ const run = async (chosen: ReadonlyArray<string>, out: string, options: Options)
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, json + "\n")
   process.stderr.write(`bench: wrote ${out}\n`)
+}
+
+/**
+ * Runs one suite in a child process of its own (this script with the suite's name) and reads back its figures; a suite
+ * that fails is reported, fails the command, and stops no other.
+ */
+const alone = (name: string, out: string, options: Options): ReadonlyArray<Figure> => {
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      name,
+      "--out",
+      out,
+      ...(options.locomo === undefined ? [] : ["--locomo", options.locomo])
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] }
+  )
+  if (child.status === 0) return readRun(out).figures
+  process.stderr.write(`bench: ${name} failed (${child.error?.message ?? `exit ${child.status ?? child.signal}`})\n`)
+  process.exitCode = 1
+  return []
 }
 
 /** The median of `values` (the mean of the middle two when there is an even number). */

@@ -87,6 +87,15 @@ const checks: Record<string, (does: string) => void> = {
     assert.isTrue(figures.every((figure) => figure.suite === "answer"))
     assert.include(does, "`bench/results/latest.json`")
     assert.include(readFileSync(join(repo, "bench/run.ts"), "utf8"), '"./results/latest.json"')
+    // Two suites: each in a process of its own, their figures in one table and one file.
+    assert.include(does, "each suite in a process of its own, as one table")
+    const both = shell(`pnpm bench tools answer --out ${out}`)
+    assert.strictEqual(both.code, 0, both.stderr)
+    assert.include(both.stdout, "'tools'")
+    const suites = (JSON.parse(readFileSync(out, "utf8")).figures as ReadonlyArray<{ readonly suite: string }>).map(
+      (figure) => figure.suite
+    )
+    assert.deepStrictEqual([...new Set(suites)], ["answer", "tools"])
   },
   "pnpm bench --compare A B": (does) => {
     assert.include(does, "`a1.json,a2.json b1.json,b2.json`")
