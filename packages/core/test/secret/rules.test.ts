@@ -11,7 +11,7 @@ import {
 } from "../../src/internal/secret/chars.ts"
 import { chinese } from "../../src/internal/secret/chinese.ts"
 import { digitRuns } from "../../src/internal/secret/digitRuns.ts"
-import { english } from "../../src/internal/secret/english.ts"
+import { english, kindAt } from "../../src/internal/secret/english.ts"
 import { idLabels } from "../../src/internal/secret/idLabels.ts"
 import { keys, pem } from "../../src/internal/secret/keys.ts"
 import { mixedRuns } from "../../src/internal/secret/mixedRuns.ts"
@@ -19,9 +19,9 @@ import { pairs } from "../../src/internal/secret/pairs.ts"
 import * as Scan from "../../src/internal/secret/scan.ts"
 import { triggers } from "../../src/internal/secret/triggers.ts"
 import { isUrl, urlPasswords } from "../../src/internal/secret/urls.ts"
-import { idAt, VOCABULARY, vocabularyId } from "../../src/internal/secret/vocabulary.ts"
+import { idAt, kindOf, VOCABULARY, vocabularyId } from "../../src/internal/secret/vocabulary.ts"
 import { wordRules } from "../../src/internal/secret/wordRules.ts"
-import { words, wordsOf } from "../../src/internal/secret/words.ts"
+import { wordAt, words, wordsOf } from "../../src/internal/secret/words.ts"
 
 /** What one rule alone finds in `text`, as the texts of its spans. */
 const found = (rule: Scan.Rule, text: string): Array<string> => {
@@ -206,6 +206,30 @@ describe("the vocabulary", () => {
       }),
       { numRuns: 5_000 }
     )
+  })
+
+  it("property: the kind of secret a word names, read from the sets of its id, is the one its text names", () => {
+    const word = fc.constantFrom(...VOCABULARY.slice(1), "db_password", "api_key", "wifi-pwd", "one-time", "x", "4821")
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 4 }), (parts) => {
+        const text = parts.join(" ")
+        const ws = words(text, lowerCase(text))
+        for (let k = 0; k < ws.count; k++) {
+          const named = kindOf(wordAt(ws, k), wordAt(ws, k - 1), wordAt(ws, k - 2))
+          assert.strictEqual(kindAt(ws, k), named, `${text} @${k}`)
+        }
+      }),
+      { numRuns: 5_000 }
+    )
+    // Every word of the vocabulary after every word that can change what it names.
+    for (const before of ["", "one time", "door", "api", "the", "x"]) {
+      for (const named of VOCABULARY.slice(1)) {
+        const text = `${before} ${named}`
+        const ws = words(text, lowerCase(text))
+        const k = ws.count - 1
+        assert.strictEqual(kindAt(ws, k), kindOf(wordAt(ws, k), wordAt(ws, k - 1), wordAt(ws, k - 2)), text)
+      }
+    }
   })
 
   it("words are cut at white space and separators, without the punctuation around them", () => {

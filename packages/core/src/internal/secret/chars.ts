@@ -54,6 +54,7 @@ export const LEAD = 2 // punctuation before a word or value that is not part of 
 export const TRAIL = 4 // punctuation after a word or value that is not part of it
 export const BREAK = 8 // CJK punctuation and dashes that end a word
 export const SEPARATOR = 16 // ":", "=", "：" — words of their own
+export const JSON_AFTER = 32 // what follows where JSON text ends a string: ",", "}", "]" after a quote, a quote after ","
 
 /** The class flags of every BMP unit. */
 const classes = (): Table => {
@@ -65,13 +66,17 @@ const classes = (): Table => {
   mark(TRAIL, unitsOf(".,;:!?)]}>\"'`”’»」』）*"))
   mark(BREAK, unitsOf("，。；！？、—–"))
   mark(SEPARATOR, unitsOf(":=："))
+  mark(JSON_AFTER, unitsOf(',}]"'))
   return table
 }
 
 const CLASSES: Table = classes()
 
+/** The class flags of the unit `c` (0 for NaN, past a text's end). */
+export const classOf = (c: number): number => CLASSES[c] ?? 0
+
 /** Whether the unit `c` (NaN past a text's end) has one of the class `flag`s. */
-export const is = (c: number, flag: number): boolean => ((CLASSES[c] ?? 0) & flag) !== 0
+export const is = (c: number, flag: number): boolean => (classOf(c) & flag) !== 0
 
 /** Opening quote → closing quote. */
 export const QUOTES: ReadonlyMap<number, number> = new Map(

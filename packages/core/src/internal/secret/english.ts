@@ -10,39 +10,63 @@ import { codes, is, QUOTES, SPACE } from "./chars.ts"
 import { DATE } from "./idLabels.ts"
 import { note, type Scan, type Span, type WordRule, type Words } from "./scan.ts"
 import {
-  ADVERB,
-  COMPOUND,
-  DETERMINER,
+  CODE_NAME,
   fits,
+  IN_ADVERB,
+  IN_CODE_OF,
+  IN_COMPOUND,
+  IN_DETERMINER,
+  IN_KEY_OF,
+  IN_LINK,
+  IN_MEASURE,
+  IN_NUMBER,
+  IN_OF,
+  IN_OWNER,
+  IN_PICK,
+  IN_SETTING,
+  IN_USE,
+  IN_VAGUE,
+  KEY_NAME,
   type Kind,
-  kindOf,
-  LINK,
-  MEASURE,
-  NUMBER,
-  OF,
-  OWNER,
-  PICK,
-  SETTING,
-  USE,
-  VAGUE
+  NAMES_CODE,
+  NAMES_KEY,
+  NAMES_PASSWORD,
+  SETS
 } from "./vocabulary.ts"
-import { valueOf, wordAt } from "./words.ts"
+import { isIn, valueOf, wordAt } from "./words.ts"
+
+/** The kind of secret the word at `k` names, read from the sets of it and the words before it (as `kindOf` says). */
+export const kindAt = (ws: Words, k: number): Kind | undefined => {
+  const sets = k >= 0 && k < ws.count ? SETS[ws.ids[k]!]! : 0
+  if ((sets & NAMES_PASSWORD) !== 0) return "password"
+  if ((sets & NAMES_CODE) !== 0) return "code"
+  if (
+    (sets & CODE_NAME) !== 0 &&
+    (isIn(ws, k - 1, IN_CODE_OF) || (wordAt(ws, k - 1) === "time" && wordAt(ws, k - 2) === "one"))
+  ) {
+    return "code"
+  }
+  if ((sets & NAMES_KEY) !== 0) return "key"
+  if ((sets & KEY_NAME) !== 0 && isIn(ws, k - 1, IN_KEY_OF)) return "key"
+  return undefined
+}
 
 /** A value after the keyword at `i`: "password is X", "pin: X", "the password for the wifi is X", "PIN 4821". */
 const givenAfter = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   const w = (k: number) => wordAt(ws, k)
   let j = i + 1
-  if (NUMBER.has(w(j))) j++
+  if (isIn(ws, j, IN_NUMBER)) j++
   if (w(j) === "-") return valueOf(text, ws, j + 1, kind, "direct") // "password - Tr0ub4dor&3"
   let v: number | undefined
-  if (LINK.has(w(j))) v = j + 1
-  else if (w(j) === "to" && (SETTING.has(w(i - 1)) || SETTING.has(w(i - 2)) || SETTING.has(w(i - 3)))) v = j + 1
-  else if (OF.has(w(j))) {
-    for (let k = j + 2; k <= j + 4 && v === undefined; k++) if (LINK.has(w(k))) v = k + 1
+  if (isIn(ws, j, IN_LINK)) v = j + 1
+  else if (w(j) === "to" && (isIn(ws, i - 1, IN_SETTING) || isIn(ws, i - 2, IN_SETTING) || isIn(ws, i - 3, IN_SETTING)))
+    v = j + 1
+  else if (isIn(ws, j, IN_OF)) {
+    for (let k = j + 2; k <= j + 4 && v === undefined; k++) if (isIn(ws, k, IN_LINK)) v = k + 1
   } else return ws.stop[j - 1] === 1 ? undefined : valueOf(text, ws, j, kind, "direct") // not past punctuation
   if (v === undefined) return undefined
   if (w(v) === ":") v++
-  if (ADVERB.has(w(v))) v++
+  if (isIn(ws, v, IN_ADVERB)) v++
   return valueOf(text, ws, v, kind, "linked")
 }
 
@@ -63,12 +87,12 @@ const givenAfterColon = (text: string, ws: Words, i: number, kind: Kind): Span |
       // A colon that ends a label, followed by white space: not one inside "http://x" or "10:30".
       const v = k + 1
       if (!is(text.charCodeAt(ws.start[k]! + 1), SPACE)) return undefined
-      if (v >= ws.count || MEASURE.has(wordAt(ws, v + 1))) return undefined
+      if (v >= ws.count || isIn(ws, v + 1, IN_MEASURE)) return undefined
       const value = text.slice(ws.start[v], ws.end[v])
       const fitting = fits(value.toLowerCase(), kind, "direct") && !DATE.test(value) && !value.includes("/")
       return fitting ? [ws.start[v]!, ws.end[v]!] : undefined
     }
-    if (k > i && LINK.has(wordAt(ws, k))) return undefined
+    if (k > i && isIn(ws, k, IN_LINK)) return undefined
     if (SENTENCE_END.has(text.charCodeAt(ws.end[k]!))) return undefined
   }
   return undefined
@@ -81,15 +105,15 @@ const givenAfterColon = (text: string, ws: Words, i: number, kind: Kind): Span |
  */
 const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | undefined => {
   const w = (k: number) => wordAt(ws, k)
-  if (ws.stop[i] !== 1 && COMPOUND.has(w(i + 1))) return undefined
+  if (ws.stop[i] !== 1 && isIn(ws, i + 1, IN_COMPOUND)) return undefined
   for (let named = i - 1; named >= Math.max(0, i - 3); named--) {
-    const owned = OWNER.has(w(named))
+    const owned = isIn(ws, named, IN_OWNER)
     const link = owned ? named - 1 : named
     switch (w(link)) {
       case "as":
-        return usedBefore(text, ws, link, USE) ?? usedBefore(text, ws, link, PICK)
+        return usedBefore(text, ws, link, IN_USE) ?? usedBefore(text, ws, link, IN_PICK)
       case "for":
-        return usedBefore(text, ws, link, PICK)
+        return usedBefore(text, ws, link, IN_PICK)
       case "is":
       case "was":
         if (owned && link >= 1) return valueOf(text, ws, link - 1, kind, "direct")
@@ -100,9 +124,9 @@ const givenBefore = (text: string, ws: Words, i: number, kind: Kind): Span | und
 
 /** The words between one of `verbs` and the link word at `link` ("uses X as", "picked X for"), when they read as a
  * value. */
-const usedBefore = (text: string, ws: Words, link: number, verbs: ReadonlySet<string>): Span | undefined => {
+const usedBefore = (text: string, ws: Words, link: number, verbs: number): Span | undefined => {
   for (let u = link - 1; u >= Math.max(0, link - 7); u--) {
-    if (!verbs.has(wordAt(ws, u))) continue
+    if (!isIn(ws, u, verbs)) continue
     return readsAsValue(text, ws, u + 1, link) ? [ws.start[u + 1]!, ws.end[link - 1]!] : undefined
   }
   return undefined
@@ -117,16 +141,16 @@ const readsAsValue = (text: string, ws: Words, from: number, to: number): boolea
   const w = (k: number) => wordAt(ws, k)
   if (from >= to) return false
   if (QUOTES.has(text.charCodeAt(ws.start[from]! - 1))) return true
-  if ((to - from === 1 && VAGUE.has(w(from))) || DETERMINER.has(w(from))) return false
+  if ((to - from === 1 && isIn(ws, from, IN_VAGUE)) || isIn(ws, from, IN_DETERMINER)) return false
   if (w(to - 1) === "well" && w(to - 2) === "as") return false
-  for (let k = from; k < to; k++) if (kindOf(w(k), w(k - 1), w(k - 2)) !== undefined) return false
+  for (let k = from; k < to; k++) if (kindAt(ws, k) !== undefined) return false
   return true
 }
 
 /** Notes the value the word at `i` gives, when it names a password, code or key; true when the scan is done. */
 const passwordAt = (scan: Scan, ws: Words, i: number): boolean => {
   // Called at every word a rule knows: no closure made before a kind is found.
-  const kind = kindOf(wordAt(ws, i), wordAt(ws, i - 1), wordAt(ws, i - 2))
+  const kind = kindAt(ws, i)
   if (kind === undefined) return false
   const after = givenAfter(scan.text, ws, i, kind) ?? givenAfterColon(scan.text, ws, i, kind)
   if (after !== undefined && note(scan, after)) return true

@@ -5,8 +5,8 @@
  */
 import { isAlnum, isDigit } from "./chars.ts"
 import { note, type Scan, type Span, type WordRule, type Words } from "./scan.ts"
-import { ID_OF, ID_WORD, LABEL_ENDS, LINK } from "./vocabulary.ts"
-import { wordAt } from "./words.ts"
+import { IN_ID_OF, IN_ID_WORD, IN_LINK, LABEL_ENDS } from "./vocabulary.ts"
+import { isIn, wordAt } from "./words.ts"
 
 /** A date, year first or last: 2026-11-06, 06/11/2026, 6.11.26. */
 export const DATE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/
@@ -34,7 +34,6 @@ export const idNumber = (text: string, at: number): Span | undefined => {
 /** Whether the word at `i` ends the label of an ID number. */
 const isIdLabel = (ws: Words, i: number): boolean => {
   const before = wordAt(ws, i - 1)
-  const after = wordAt(ws, i + 1)
   switch (wordAt(ws, i)) {
     case "ssn":
     case "itin":
@@ -46,7 +45,7 @@ const isIdLabel = (ws: Words, i: number): boolean => {
     case "insurance":
       return before === "national"
     case "id":
-      return ID_OF.has(before) || ID_WORD.has(after)
+      return isIn(ws, i - 1, IN_ID_OF) || isIn(ws, i + 1, IN_ID_WORD)
     case "number":
       return before === "tax" || before === "taxpayer"
     case "license":
@@ -62,8 +61,8 @@ const idNumberAt = (scan: Scan, ws: Words, i: number): boolean => {
   if (LABEL_ENDS[ws.ids[i]!] !== 1 || !isIdLabel(ws, i)) return false // a word that can end a label, read first
   const w = (k: number) => wordAt(ws, k)
   let v = i + 1
-  if (ID_WORD.has(w(v))) v++
-  if (LINK.has(w(v))) v++
+  if (isIn(ws, v, IN_ID_WORD)) v++
+  if (isIn(ws, v, IN_LINK)) v++
   if (w(v) === ":") v++
   const id = v < ws.count ? idNumber(scan.text, ws.start[v]!) : undefined
   return id !== undefined && note(scan, id)

@@ -31,6 +31,8 @@ const KEY_ENDS: ReadonlyArray<string> = ["key", "token", "secret"]
 const suffixed = (word: string, ends: ReadonlyArray<string>): boolean =>
   ends.some((end) => word.endsWith(end) && (word.endsWith("_" + end) || word.endsWith("-" + end)))
 
+/** The kind of secret `word` names, `before` and `before2` the words before it (the plain reference of `kindAt` in
+ * `english.ts`, which reads the same from each word's sets). */
 export const kindOf = (word: string, before: string, before2: string): Kind | undefined => {
   if (PASSWORD.has(word) || suffixed(word, PASSWORD_ENDS)) return "password"
   if (CODE.has(word)) return "code"
@@ -42,19 +44,19 @@ export const kindOf = (word: string, before: string, before2: string): Kind | un
   return undefined
 }
 
-export const LINK = wordSet("is was are were : = equals")
-export const NUMBER = wordSet("number numbers code codes no num")
-export const OF = wordSet("for to of at on in")
-export const SETTING = wordSet("set sets setting change changed changes changing reset update")
-export const ADVERB = wordSet("now still currently actually just simply always")
-export const USE = wordSet("use used uses using")
+const LINK = wordSet("is was are were : = equals")
+const NUMBER = wordSet("number numbers code codes no num")
+const OF = wordSet("for to of at on in")
+const SETTING = wordSet("set sets setting change changed changes changing reset update")
+const ADVERB = wordSet("now still currently actually just simply always")
+const USE = wordSet("use used uses using")
 /** Verbs of choosing a value: "picked X for the router password", "chose 4821 as her PIN". */
-export const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
-export const OWNER = wordSet("my the our your his her their a")
+const PICK = wordSet("pick picks picked picking choose chooses chose chosen choosing")
+const OWNER = wordSet("my the our your his her their a")
 /** Words after a password's name that make it the name of something else: "I use Bitwarden as my password
  * manager", "uses bcrypt as the password hash". Any other word after it leaves the password named ("I use X as my
  * password lately", "… as my password hint"). */
-export const COMPOUND = wordSet(
+const COMPOUND = wordSet(
   "manager managers policy policies generator generators rule rules requirement requirements vault vaults store " +
     "stores storage keeper keychain field fields prompt prompts strength checker box form page screen dialog reset " +
     "resets recovery change changes expiry expiration history length complexity rotation app apps tool tools system " +
@@ -63,7 +65,7 @@ export const COMPOUND = wordSet(
     "replacement alternative protection hygiene security practice practices advice tips pad pads"
 )
 /** Words after a value that make it a length, not a value: "the password is 8+ characters", "a 6-digit PIN". */
-export const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
+const MEASURE = wordSet("characters chars digits letters symbols numbers words long")
 /** Words that are not a password, so "the password is reset" gives none. */
 const NOT_VALUE = wordSet(
   "a an the this that these those it its not no none never also too very so in on at by for from with without to " +
@@ -74,12 +76,12 @@ const NOT_VALUE = wordSet(
     "written given shown sent stolen taken forgotten lost broken made done gone see ask check off out up down only " +
     "less more least most please"
 )
-export const ID_OF = wordSet("tax taxpayer national government personal citizen resident")
-export const ID_WORD = wordSet("number numbers no num card id")
+const ID_OF = wordSet("tax taxpayer national government personal citizen resident")
+const ID_WORD = wordSet("number numbers no num card id")
 /** What "I use … as my password" may name without giving a value. */
-export const VAGUE = wordSet("it this that them these those one something same secret mine")
+const VAGUE = wordSet("it this that them these those one something same secret mine")
 /** Words that open a description, not a value: "uses the same password as …", "picked a new one for …". */
-export const DETERMINER = wordSet(
+const DETERMINER = wordSet(
   "a an the my your his her our their its this that these those same another some any no every each"
 )
 
@@ -216,6 +218,63 @@ export const KEYWORDS: ReadonlyArray<string> = [
   "key",
   "keys"
 ]
+
+/** The sets the rules ask about a word, each a bit of what `SETS` holds for a vocabulary id. */
+export const IN_LINK = 1 << 0
+export const IN_NUMBER = 1 << 1
+export const IN_OF = 1 << 2
+export const IN_SETTING = 1 << 3
+export const IN_ADVERB = 1 << 4
+export const IN_USE = 1 << 5
+export const IN_PICK = 1 << 6
+export const IN_OWNER = 1 << 7
+export const IN_COMPOUND = 1 << 8
+export const IN_MEASURE = 1 << 9
+export const IN_ID_OF = 1 << 10
+export const IN_ID_WORD = 1 << 11
+export const IN_VAGUE = 1 << 12
+export const IN_DETERMINER = 1 << 13
+export const IN_CODE_OF = 1 << 14
+export const IN_KEY_OF = 1 << 15
+/** Words that name a secret of their kind alone ("password", "db_password", "pin", "token"). */
+export const NAMES_PASSWORD = 1 << 16
+export const NAMES_CODE = 1 << 17
+export const NAMES_KEY = 1 << 18
+/** "code", "codes", "key" and "keys", which name a secret after some words ("door code", "API key"). */
+export const CODE_NAME = 1 << 19
+export const KEY_NAME = 1 << 20
+
+/** The sets `word` is in, as bits. */
+const setsOf = (word: string): number => {
+  const member: ReadonlyArray<readonly [number, boolean]> = [
+    [IN_LINK, LINK.has(word)],
+    [IN_NUMBER, NUMBER.has(word)],
+    [IN_OF, OF.has(word)],
+    [IN_SETTING, SETTING.has(word)],
+    [IN_ADVERB, ADVERB.has(word)],
+    [IN_USE, USE.has(word)],
+    [IN_PICK, PICK.has(word)],
+    [IN_OWNER, OWNER.has(word)],
+    [IN_COMPOUND, COMPOUND.has(word)],
+    [IN_MEASURE, MEASURE.has(word)],
+    [IN_ID_OF, ID_OF.has(word)],
+    [IN_ID_WORD, ID_WORD.has(word)],
+    [IN_VAGUE, VAGUE.has(word)],
+    [IN_DETERMINER, DETERMINER.has(word)],
+    [IN_CODE_OF, CODE_OF.has(word)],
+    [IN_KEY_OF, KEY_OF.has(word)],
+    [NAMES_PASSWORD, PASSWORD.has(word) || suffixed(word, PASSWORD_ENDS)],
+    [NAMES_CODE, CODE.has(word)],
+    [NAMES_KEY, KEY.has(word) || suffixed(word, KEY_ENDS)],
+    [CODE_NAME, word === "code" || word === "codes"],
+    [KEY_NAME, word === "key" || word === "keys"]
+  ]
+  return member.reduce((bits, [bit, isIn]) => (isIn ? bits | bit : bits), 0)
+}
+
+/** For each vocabulary id, the sets its word is in: one read where asking each set would hash the word again. */
+const sets = (): Table => Uint32Array.from(VOCABULARY, setsOf)
+export const SETS: Table = sets()
 
 /** For each vocabulary id, 1 when its word can end the label of an ID number. */
 const labelEnds = (): Table => {

@@ -3,9 +3,9 @@
  * words of their own), without the punctuation around them, each known by its id in the vocabulary. A scan cuts its
  * text once, as far as the rules ask (`wordsOf`); each rule then looks at a bounded window of words around a keyword.
  */
-import { BREAK, is, LEAD, quoted, SEPARATOR, SPACE, TRAIL } from "./chars.ts"
+import { BREAK, classOf, is, JSON_AFTER, LEAD, quoted, SEPARATOR, SPACE, TRAIL } from "./chars.ts"
 import { type Scan, type Span, lowerOf, type Words } from "./scan.ts"
-import { fits, type Kind, MEASURE, idAt, VOCABULARY } from "./vocabulary.ts"
+import { fits, IN_MEASURE, idAt, type Kind, SETS, VOCABULARY } from "./vocabulary.ts"
 
 /** Whether a word ends between `before` and `after`, as between the strings of JSON text: a closing quote then ",",
  * "}" or "]" (`password","x"`), or "," then an opening quote. */
@@ -60,9 +60,13 @@ export const cutTo = (text: string, lower: string, ws: Words, k: number): void =
     }
     let s = i++
     if (!is(c, SEPARATOR)) {
-      while (i < text.length && !is(text.charCodeAt(i), SPACE | BREAK | SEPARATOR)) {
-        if (endsJsonString(text.charCodeAt(i - 1), text.charCodeAt(i))) break
-        i++
+      // Each unit of a word read once, its class once: this loop runs over most units of a text.
+      for (let before = c; i < text.length; i++) {
+        const unit = text.charCodeAt(i)
+        const flags = classOf(unit)
+        if ((flags & (SPACE | BREAK | SEPARATOR)) !== 0) break
+        if ((flags & JSON_AFTER) !== 0 && endsJsonString(before, unit)) break
+        before = unit
       }
     }
     let e = i
@@ -107,12 +111,16 @@ export const wordsOf = (scan: Scan, k: number = scan.text.length): Words => {
 /** The lower-case text of word `k` ("" past either end). */
 export const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
 
+/** Whether word `k` is in one of the sets `bits` names (`IN_LINK | IN_OF`, …; none past either end). */
+export const isIn = (ws: Words, k: number, bits: number): boolean =>
+  k >= 0 && k < ws.count && (SETS[ws.ids[k]!]! & bits) !== 0
+
 /** The value word `k` gives: the words inside its quotes, or the word itself. */
 export const valueOf = (text: string, ws: Words, k: number, kind: Kind, how: "linked" | "direct"): Span | undefined => {
   if (k >= ws.count) return undefined
   const inner = quoted(text, ws.start[k]! - 1) // an opening quote just before the word
   if (inner !== undefined) return fits(text.slice(inner[0], inner[1]), kind, "quoted") ? inner : undefined
   const value = text.slice(ws.start[k], ws.end[k]).toLowerCase()
-  if (MEASURE.has(wordAt(ws, k + 1))) return undefined
+  if (isIn(ws, k + 1, IN_MEASURE)) return undefined
   return fits(value, kind, how) ? [ws.start[k]!, ws.end[k]!] : undefined
 }
