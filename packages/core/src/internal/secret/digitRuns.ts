@@ -12,7 +12,7 @@ const findDigitRuns = (scan: Scan) => {
   const at = (k: number) => text.charCodeAt(k)
   let i = 0
   while (i < text.length) {
-    if (!isDigit(at(i))) {
+    if (!isDigit(text.charCodeAt(i))) {
       i++
       continue
     }
@@ -21,13 +21,13 @@ const findDigitRuns = (scan: Scan) => {
     let group = 0
     let early = scan.first // whether to stop once the number is long enough, without walking to its end
     for (;;) {
-      while (isDigit(at(i))) {
-        i++
-        count++
-        group++
-      }
-      const spaced = at(i) === 32 && isDigit(at(i + 1))
-      const hyphened = at(i) === 45 && group >= 3 && isDigit(at(i + 1)) && isDigit(at(i + 2)) && isDigit(at(i + 3))
+      const from = i
+      while (isDigit(text.charCodeAt(i))) i++
+      count += i - from
+      group += i - from
+      const c = text.charCodeAt(i)
+      const spaced = c === 32 && isDigit(at(i + 1))
+      const hyphened = c === 45 && group >= 3 && isDigit(at(i + 1)) && isDigit(at(i + 2)) && isDigit(at(i + 3))
       if (!spaced && !hyphened) break
       if (early && count >= 15) {
         if (!inUrl(start)) return void note(scan, [start, i])
