@@ -44,19 +44,32 @@ export const plainCodePoint = (codePoint: number): boolean =>
   codePoint === 0x2028 ||
   codePoint === 0x2029
 
+/** The ASCII unit a full-width ASCII character reads as (`９` is `9`), or -1 for any other code point and for the
+ * CJK punctuation kept as it is (`KEPT`: ！，；？). */
+const fullWidthAscii = (codePoint: number): number =>
+  codePoint >= 0xff01 &&
+  codePoint <= 0xff5e &&
+  codePoint !== 0xff01 &&
+  codePoint !== 0xff0c &&
+  codePoint !== 0xff1b &&
+  codePoint !== 0xff1f
+    ? codePoint - 0xfee0
+    : -1
+
+/** Whether a code point is an invisible format character that reads as nothing (U+00AD, U+200B–U+200F,
+ * U+2060–U+2064, U+FEFF). */
+const invisible = (codePoint: number): boolean =>
+  codePoint === 0xad ||
+  codePoint === 0xfeff ||
+  (codePoint >= 0x200b && codePoint <= 0x200f) ||
+  (codePoint >= 0x2060 && codePoint <= 0x2064)
+
 /** What a code point of the forms most often met folds to, known without asking Unicode (undefined for any other):
- * a full-width ASCII character (`９` is `9`), or an invisible format character (U+00AD, U+200B–U+200F, U+2060–U+2064,
- * U+FEFF). */
+ * a full-width ASCII character, or an invisible format character. */
 export const quickFold = (codePoint: number): string | undefined => {
-  if (codePoint >= 0xff01 && codePoint <= 0xff5e) {
-    return KEPT.has(codePoint) ? undefined : String.fromCharCode(codePoint - 0xfee0)
-  }
-  const invisible =
-    codePoint === 0xad ||
-    codePoint === 0xfeff ||
-    (codePoint >= 0x200b && codePoint <= 0x200f) ||
-    (codePoint >= 0x2060 && codePoint <= 0x2064)
-  return invisible ? "" : undefined
+  const ascii = fullWidthAscii(codePoint)
+  if (ascii >= 0) return String.fromCharCode(ascii)
+  return invisible(codePoint) ? "" : undefined
 }
 
 /** What the code points of one text read as, each asked of Unicode once: `null` for one that reads as itself. Made
@@ -135,6 +148,17 @@ export const of = (text: string): View => {
   let i = first
   while (i < text.length) {
     const codePoint = text.codePointAt(i)!
+    // The quick folds written as units, without a string each: a text may fold at every character.
+    const ascii = fullWidthAscii(codePoint)
+    if (ascii >= 0 || invisible(codePoint)) {
+      if (ascii >= 0) {
+        room(1)
+        units[size] = ascii
+        origin[size++] = i
+      }
+      i++
+      continue
+    }
     const length = codePoint > 0xffff ? 2 : 1
     const folded = foldOf(codePoint, folds)
     const from = folded ?? text
