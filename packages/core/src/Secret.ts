@@ -64,10 +64,16 @@ const findings = (text: string, first: boolean): { readonly view: View.View; rea
   return { view, found: scan.found }
 }
 
+/** Whether spans are already in order of their starts, as one rule finds them: no copy to sort. */
+const inOrder = (found: ReadonlyArray<Span>): boolean => {
+  for (let i = 1; i < found.length; i++) if (found[i]![0] < found[i - 1]![0]) return false
+  return true
+}
+
 /** Spans sorted and disjoint: touching or overlapping ones merged, empty ones left out. Sorted, not marked in an array
  * the text's length: a long text with few findings would pay for the whole array. */
 const merged = (found: ReadonlyArray<Span>): Array<Span> => {
-  const sorted = found.length === 1 ? found : found.toSorted((a, b) => a[0] - b[0])
+  const sorted = inOrder(found) ? found : found.toSorted((a, b) => a[0] - b[0])
   const out: Array<Span> = []
   let start = -1
   let end = -1
@@ -90,6 +96,7 @@ const merged = (found: ReadonlyArray<Span>): Array<Span> => {
 export const spans = (text: string): ReadonlyArray<Span> => {
   const { view, found } = findings(text, false)
   if (found.length === 0) return []
+  if (view.origin === undefined) return merged(found) // the text reads as itself: its spans are the view's
   const out: Array<Span> = []
   for (const [from, to] of merged(found)) {
     const [start, end] = View.original(view, text, from, to)
