@@ -44,17 +44,14 @@ export const plainCodePoint = (codePoint: number): boolean =>
   codePoint === 0x2028 ||
   codePoint === 0x2029
 
+/** The first and last full-width ASCII characters (`！` to `～`), each reading as its ASCII character 0xfee0 below. */
+const FULL_WIDTH_FIRST = 0xff01
+const FULL_WIDTH_LAST = 0xff5e
+
 /** The ASCII unit a full-width ASCII character reads as (`９` is `9`), or -1 for any other code point and for the
- * CJK punctuation kept as it is (`KEPT`: ！，；？). */
+ * CJK punctuation `KEPT` as it is. */
 const fullWidthAscii = (codePoint: number): number =>
-  codePoint >= 0xff01 &&
-  codePoint <= 0xff5e &&
-  codePoint !== 0xff01 &&
-  codePoint !== 0xff0c &&
-  codePoint !== 0xff1b &&
-  codePoint !== 0xff1f
-    ? codePoint - 0xfee0
-    : -1
+  codePoint >= FULL_WIDTH_FIRST && codePoint <= FULL_WIDTH_LAST && !KEPT.has(codePoint) ? codePoint - 0xfee0 : -1
 
 /** Whether a code point is an invisible format character that reads as nothing (U+00AD, U+200B–U+200F,
  * U+2060–U+2064, U+FEFF). */
@@ -150,12 +147,13 @@ export const of = (text: string): View => {
     const codePoint = text.codePointAt(i)!
     // The quick folds written as units, without a string each: a text may fold at every character.
     const ascii = fullWidthAscii(codePoint)
-    if (ascii >= 0 || invisible(codePoint)) {
-      if (ascii >= 0) {
-        room(1)
-        units[size] = ascii
-        origin[size++] = i
-      }
+    if (ascii >= 0) {
+      room(1)
+      units[size] = ascii
+      origin[size++] = i++
+      continue
+    }
+    if (invisible(codePoint)) {
       i++
       continue
     }

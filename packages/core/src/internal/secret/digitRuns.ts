@@ -9,7 +9,6 @@ import { within } from "./urls.ts"
 const findDigitRuns = (scan: Scan) => {
   const text = scan.text
   const inUrl = within(scan)
-  const at = (k: number) => text.charCodeAt(k)
   let i = 0
   while (i < text.length) {
     if (!isDigit(text.charCodeAt(i))) {
@@ -26,8 +25,13 @@ const findDigitRuns = (scan: Scan) => {
       count += i - from
       group += i - from
       const c = text.charCodeAt(i)
-      const spaced = c === 32 && isDigit(at(i + 1))
-      const hyphened = c === 45 && group >= 3 && isDigit(at(i + 1)) && isDigit(at(i + 2)) && isDigit(at(i + 3))
+      const spaced = c === 32 && isDigit(text.charCodeAt(i + 1))
+      const hyphened =
+        c === 45 &&
+        group >= 3 &&
+        isDigit(text.charCodeAt(i + 1)) &&
+        isDigit(text.charCodeAt(i + 2)) &&
+        isDigit(text.charCodeAt(i + 3))
       if (!spaced && !hyphened) break
       if (early && count >= 15) {
         if (!inUrl(start)) return void note(scan, [start, i])

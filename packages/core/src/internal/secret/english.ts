@@ -30,14 +30,13 @@ import {
   type Kind,
   NAMES_CODE,
   NAMES_KEY,
-  NAMES_PASSWORD,
-  SETS
+  NAMES_PASSWORD
 } from "./vocabulary.ts"
-import { isIn, valueOf, wordAt } from "./words.ts"
+import { isIn, setsAt, valueOf, wordAt } from "./words.ts"
 
 /** The kind of secret the word at `k` names, read from the sets of it and the words before it (as `kindOf` says). */
 export const kindAt = (ws: Words, k: number): Kind | undefined => {
-  const sets = k >= 0 && k < ws.count ? SETS[ws.ids[k]!]! : 0
+  const sets = setsAt(ws, k)
   if ((sets & NAMES_PASSWORD) !== 0) return "password"
   if ((sets & NAMES_CODE) !== 0) return "code"
   if (

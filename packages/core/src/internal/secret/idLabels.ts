@@ -5,7 +5,7 @@
  */
 import { isAlnum, isDigit } from "./chars.ts"
 import { note, type Scan, type Span, type WordRule, type Words } from "./scan.ts"
-import { IN_ID_OF, IN_ID_WORD, IN_LINK, LABEL_ENDS } from "./vocabulary.ts"
+import { IN_ID_LABEL, IN_ID_OF, IN_ID_WORD, IN_LINK } from "./vocabulary.ts"
 import { isIn, wordAt } from "./words.ts"
 
 /** A date, year first or last: 2026-11-06, 06/11/2026, 6.11.26. */
@@ -58,7 +58,7 @@ const isIdLabel = (ws: Words, i: number): boolean => {
 
 /** Notes the ID number after the word at `i`, when it ends an ID label; true when the scan is done. */
 const idNumberAt = (scan: Scan, ws: Words, i: number): boolean => {
-  if (LABEL_ENDS[ws.ids[i]!] !== 1 || !isIdLabel(ws, i)) return false // a word that can end a label, read first
+  if (!isIn(ws, i, IN_ID_LABEL) || !isIdLabel(ws, i)) return false // a word that can end a label, read first
   const w = (k: number) => wordAt(ws, k)
   let v = i + 1
   if (isIn(ws, v, IN_ID_WORD)) v++

@@ -243,6 +243,8 @@ export const NAMES_KEY = 1 << 18
 /** "code", "codes", "key" and "keys", which name a secret after some words ("door code", "API key"). */
 export const CODE_NAME = 1 << 19
 export const KEY_NAME = 1 << 20
+/** Words that can end the label of an ID number ("ssn", "passport", "id"). */
+export const IN_ID_LABEL = 1 << 21
 
 /** The sets `word` is in, as bits. */
 const setsOf = (word: string): number => {
@@ -267,7 +269,8 @@ const setsOf = (word: string): number => {
     [NAMES_CODE, CODE.has(word)],
     [NAMES_KEY, KEY.has(word) || suffixed(word, KEY_ENDS)],
     [CODE_NAME, word === "code" || word === "codes"],
-    [KEY_NAME, word === "key" || word === "keys"]
+    [KEY_NAME, word === "key" || word === "keys"],
+    [IN_ID_LABEL, ID_LABEL.has(word)]
   ]
   return member.reduce((bits, [bit, isIn]) => (isIn ? bits | bit : bits), 0)
 }
@@ -275,11 +278,3 @@ const setsOf = (word: string): number => {
 /** For each vocabulary id, the sets its word is in: one read where asking each set would hash the word again. */
 const sets = (): Table => Uint32Array.from(VOCABULARY, setsOf)
 export const SETS: Table = sets()
-
-/** For each vocabulary id, 1 when its word can end the label of an ID number. */
-const labelEnds = (): Table => {
-  const table = new Uint8Array(VOCABULARY.length)
-  VOCABULARY.forEach((word, id) => (table[id] = ID_LABEL.has(word) ? 1 : 0))
-  return table
-}
-export const LABEL_ENDS: Table = labelEnds()

@@ -111,9 +111,11 @@ export const wordsOf = (scan: Scan, k: number = scan.text.length): Words => {
 /** The lower-case text of word `k` ("" past either end). */
 export const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
 
+/** The sets word `k` is in, as the bits of `SETS` (none past either end). */
+export const setsAt = (ws: Words, k: number): number => (k >= 0 && k < ws.count ? SETS[ws.ids[k]!]! : 0)
+
 /** Whether word `k` is in one of the sets `bits` names (`IN_LINK | IN_OF`, …; none past either end). */
-export const isIn = (ws: Words, k: number, bits: number): boolean =>
-  k >= 0 && k < ws.count && (SETS[ws.ids[k]!]! & bits) !== 0
+export const isIn = (ws: Words, k: number, bits: number): boolean => (setsAt(ws, k) & bits) !== 0
 
 /** The value word `k` gives: the words inside its quotes, or the word itself. */
 export const valueOf = (text: string, ws: Words, k: number, kind: Kind, how: "linked" | "direct"): Span | undefined => {
