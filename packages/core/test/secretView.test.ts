@@ -59,6 +59,20 @@ describe("SecretView.of", () => {
     )
   })
 
+  it("reads a text whose folds are longer than what they fold, at every point the view's buffers fill up", () => {
+    // The buffers start 16 units longer than the text: 17 "ﬁ" (each "fi") fill them exactly, and what comes next
+    // (a full-width digit, a longer fold, a character that reads as itself) is written past where they began.
+    for (let count = 14; count <= 40; count++) {
+      for (const next of ["９", "㎖", "密", "a", "\u200b", ""]) {
+        const text = "ﬁ".repeat(count) + next + "９".repeat(count)
+        const view = SecretView.of(text)
+        const { view: text2, origin } = expected(text)
+        assert.strictEqual(view.text, text2)
+        assert.deepStrictEqual(Array.from(view.origin ?? []), origin)
+      }
+    }
+  })
+
   it("reads a text longer than one string piece (8,192 units) whole", () => {
     const text = "９\u200b１\u00ad".repeat(10_000)
     assert.strictEqual(SecretView.of(text).text, "91".repeat(10_000))

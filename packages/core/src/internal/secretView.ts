@@ -73,16 +73,19 @@ export const quickFold = (codePoint: number): string | undefined => {
  * per text, as the text is read. */
 type Folds = Map<number, string | null>
 
-/** What a code point reads as, or undefined when it reads as itself (ASCII always does). */
-const foldOf = (codePoint: number, folds: Folds): string | undefined => {
-  if (codePoint < 0x80 || plainCodePoint(codePoint)) return undefined
-  const quick = quickFold(codePoint)
-  if (quick !== undefined) return quick
+/** What Unicode says a code point past the quick forms reads as (undefined: itself), asked once per text. */
+const unicodeFold = (codePoint: number, folds: Folds): string | undefined => {
   const known = folds.get(codePoint)
   if (known !== undefined) return known ?? undefined
   const folded = computeFold(codePoint)
   folds.set(codePoint, folded ?? null)
   return folded
+}
+
+/** What a code point reads as, or undefined when it reads as itself (ASCII always does). */
+const foldOf = (codePoint: number, folds: Folds): string | undefined => {
+  if (codePoint < 0x80 || plainCodePoint(codePoint)) return undefined
+  return quickFold(codePoint) ?? unicodeFold(codePoint, folds)
 }
 
 const NON_ASCII = /[^\0-\x7f]/
@@ -112,10 +115,24 @@ const fromUnits = (units: Uint16Array, size: number): string => {
   return pieces.join("")
 }
 
+/** A copy of `array`'s first `size` elements with room for at least `count` more (doubling), for the view's units
+ * and for their origins. */
+const grown16 = (array: Uint16Array<ArrayBuffer>, size: number, count: number): Uint16Array<ArrayBuffer> => {
+  const out = new Uint16Array(Math.max(array.length * 2, size + count))
+  out.set(array.subarray(0, size))
+  return out
+}
+const grown32 = (array: Int32Array<ArrayBuffer>, size: number, count: number): Int32Array<ArrayBuffer> => {
+  const out = new Int32Array(Math.max(array.length * 2, size + count))
+  out.set(array.subarray(0, size))
+  return out
+}
+
 /**
  * `text` as detection reads it. The view is written unit by unit into one buffer, each with its origin: a text that
  * folds at every character (full-width digits between invisible marks) makes no string or array entry per character,
- * which made its time grow faster than its size.
+ * which made its time grow faster than its size. A code point that reads as itself (ASCII, and most text past it:
+ * Chinese) is copied after the range tests of `plainCodePoint`, before any fold is tried.
  */
 export const of = (text: string): View => {
   const folds: Folds = new Map()
@@ -124,17 +141,6 @@ export const of = (text: string): View => {
   let units = new Uint16Array(text.length + 16)
   let origin = new Int32Array(text.length + 16)
   let size = 0
-  /** Room for `count` more units (a fold can be longer than what it folds: `㎖` is `ml`). */
-  const room = (count: number) => {
-    if (size + count <= units.length) return
-    const length = Math.max(units.length * 2, size + count)
-    const grownUnits = new Uint16Array(length)
-    grownUnits.set(units.subarray(0, size))
-    units = grownUnits
-    const grownOrigin = new Int32Array(length)
-    grownOrigin.set(origin.subarray(0, size))
-    origin = grownOrigin
-  }
   for (let j = 0; j < first; j++) {
     const unit = text.charCodeAt(j)
     units[size] = unit
@@ -145,24 +151,38 @@ export const of = (text: string): View => {
   let i = first
   while (i < text.length) {
     const codePoint = text.codePointAt(i)!
-    // The quick folds written as units, without a string each: a text may fold at every character.
-    const ascii = fullWidthAscii(codePoint)
-    if (ascii >= 0) {
-      room(1)
-      units[size] = ascii
-      origin[size++] = i++
-      continue
-    }
-    if (invisible(codePoint)) {
-      i++
-      continue
-    }
     const length = codePoint > 0xffff ? 2 : 1
-    const folded = foldOf(codePoint, folds)
-    const from = folded ?? text
-    const at = folded === undefined ? i : 0
-    const count = folded === undefined ? length : folded.length
-    room(count)
+    let from = text
+    let at = i
+    let count = length
+    if (codePoint >= 0x80 && !plainCodePoint(codePoint)) {
+      // The quick folds written as units, without a string each: a text may fold at every character.
+      const ascii = fullWidthAscii(codePoint)
+      if (ascii >= 0) {
+        if (size === units.length) {
+          units = grown16(units, size, 1)
+          origin = grown32(origin, size, 1)
+        }
+        units[size] = ascii
+        origin[size++] = i++
+        continue
+      }
+      if (invisible(codePoint)) {
+        i++
+        continue
+      }
+      const folded = unicodeFold(codePoint, folds)
+      if (folded !== undefined) {
+        from = folded
+        at = 0
+        count = folded.length
+      }
+    }
+    // A fold can be longer than what it folds (`㎖` is `ml`): then the buffers grow.
+    if (size + count > units.length) {
+      units = grown16(units, size, count)
+      origin = grown32(origin, size, count)
+    }
     for (let k = 0; k < count; k++) {
       units[size] = from.charCodeAt(at + k)
       origin[size++] = i
