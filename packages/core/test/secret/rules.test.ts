@@ -160,6 +160,47 @@ describe("what starts a rule", () => {
     assert.strictEqual(triggers("４密码", false), Scan.NON_ASCII | Scan.CHINESE_WORD)
     assert.strictEqual(triggers("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3", true), -1)
   })
+
+  it("property: a run of units that start nothing, however long, is read as one of them would be", () => {
+    // A long run (16 or more) is passed by a regex; a text with every such run cut to its first unit never takes
+    // that path, and must give the same flags, with every kind of unit that starts something after a run.
+    const quiet = fc
+      .tuple(fc.constantFrom(" ", ".", ",", "\n", "\t", "!", "(", "=", ":", "~"), fc.integer({ min: 1, max: 60 }))
+      .map(([unit, count]) => unit.repeat(count))
+    const starts = fc.constantFrom(
+      "password",
+      "sk-proj-abcdefghij0123456789",
+      "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3",
+      "4111",
+      "@",
+      "/",
+      "-",
+      "_",
+      "-----BEGIN ",
+      "密码",
+      "９",
+      "é",
+      "\ud83d\ude00",
+      "\udc00",
+      "x"
+    )
+    const isQuiet = (unit: number) => unit < 0x80 && !/[-0-9A-Za-z_@/]/.test(String.fromCharCode(unit))
+    const cut = (text: string) => {
+      let out = ""
+      for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i)
+        if (!(isQuiet(unit) && i > 0 && isQuiet(text.charCodeAt(i - 1)))) out += text[i]
+      }
+      return out
+    }
+    fc.assert(
+      fc.property(fc.array(fc.oneof(quiet, starts), { maxLength: 40 }), fc.boolean(), (parts, first) => {
+        const text = parts.join("")
+        assert.strictEqual(triggers(text, first), triggers(cut(text), first), JSON.stringify(text))
+      }),
+      { numRuns: 3_000 }
+    )
+  })
 })
 
 describe("the characters", () => {

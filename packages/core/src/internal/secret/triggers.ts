@@ -1,7 +1,8 @@
 /**
  * What could start a finding: one pass over a text notes which rules can find anything in it (the flags of
  * `scan.ts`), so that only those run. Letters, digits, "_" and "-" are read as runs, each run of letters looked up
- * as a keyword of the English rules by a number made of its letters; other units carry their flag in one table read.
+ * as a keyword of the English rules by a number made of its letters; other units carry their flag in one table read,
+ * and a long run of units that start nothing (spaces, punctuation) is passed by a regex of one character class.
  */
 import { isDigit, isLower, isUpper, type Table, unitsOf } from "./chars.ts"
 import { CHINESE_BY_FIRST } from "./chinese.ts"
@@ -63,20 +64,34 @@ const keyFirst = (): Table => {
 const KEY_FIRST: Table = keyFirst()
 const KEY_RUN = 10
 
+/** A unit that starts a run or carries a flag (any unit `KINDS` gives more than 0): a long run of other units
+ * (spaces, punctuation) is passed by the regex engine, at its own speed. */
+const STARTS = /[-0-9A-Za-z_@/\u0080-\uffff]/
+/** How many units that start nothing in a row before the rest of their run is passed by `STARTS`. */
+const QUIET_RUN = 16
+
 /** Which scanners can find something in `text`. With `first`, the pass stops at a run of 32 mixing upper case, lower
  * case and digits (a secret unless it is in a URL), with every scanner to run (-1). */
 export const triggers = (text: string, first: boolean): number => {
   const n = text.length
   let flags = 0
   let digits = 0
+  let quiet = 0 // units in a row that start nothing
   let i = 0
   while (i < n) {
     const unit = KINDS[text.charCodeAt(i)]!
     if (unit < UPPER || unit > JOIN) {
       flags |= unit >> 8
       i++
+      quiet = unit === 0 ? quiet + 1 : 0
+      if (quiet === QUIET_RUN) {
+        const next = text.slice(i).search(STARTS)
+        i = next < 0 ? n : i + next
+        quiet = 0
+      }
       continue
     }
+    quiet = 0
     const start = i
     let word = i // where the current run of letters starts
     let alnum = i // where the current run of letters and digits starts, and the kinds it holds
