@@ -1,8 +1,7 @@
 /**
  * What could start a finding: one pass over a text notes which rules can find anything in it (the flags of
  * `scan.ts`), so that only those run. Letters, digits, "_" and "-" are read as runs, each run of letters looked up
- * as a keyword of the English rules by a number made of its letters; other units carry their flag in one table read,
- * and a long run of units that start nothing (spaces, punctuation) is passed by a regex of one character class.
+ * as a keyword of the English rules by a number made of its letters; other units carry their flag in one table read.
  */
 import { isDigit, isLower, isUpper, type Table, unitsOf } from "./chars.ts"
 import { CHINESE_BY_FIRST } from "./chinese.ts"
@@ -76,22 +75,23 @@ export const triggers = (text: string, first: boolean): number => {
   const n = text.length
   let flags = 0
   let digits = 0
-  let quiet = 0 // units in a row that start nothing
+  let quiet = 0 // where the units that start nothing up to `i` begin
   let i = 0
   while (i < n) {
     const unit = KINDS[text.charCodeAt(i)]!
-    if (unit < UPPER || unit > JOIN) {
-      flags |= unit >> 8
-      i++
-      quiet = unit === 0 ? quiet + 1 : 0
-      if (quiet === QUIET_RUN) {
+    if (unit === 0) {
+      if (++i - quiet === QUIET_RUN) {
         const next = text.slice(i).search(STARTS)
-        i = next < 0 ? n : i + next
-        quiet = 0
+        i = quiet = next < 0 ? n : i + next
       }
       continue
     }
-    quiet = 0
+    if (unit > JOIN) {
+      // A unit with a flag ends a quiet run as a run of letters does: a Chinese text is never left to the regex.
+      flags |= unit >> 8
+      quiet = ++i
+      continue
+    }
     const start = i
     let word = i // where the current run of letters starts
     let alnum = i // where the current run of letters and digits starts, and the kinds it holds
@@ -118,6 +118,7 @@ export const triggers = (text: string, first: boolean): number => {
     }
     if (i > word && isKeyword(text, word, i)) flags |= WORDS
     if (i - start >= KEY_RUN && KEY_FIRST[text.charCodeAt(start)] === 1) flags |= RUNS
+    quiet = i
   }
   return digits >= 15 ? flags | DIGITS : flags
 }
