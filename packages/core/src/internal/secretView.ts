@@ -115,17 +115,19 @@ const fromUnits = (units: Uint16Array, size: number): string => {
   return pieces.join("")
 }
 
-/** A copy of `array`'s first `size` elements with room for at least `count` more (doubling), for the view's units
- * and for their origins. */
-const grown16 = (array: Uint16Array<ArrayBuffer>, size: number, count: number): Uint16Array<ArrayBuffer> => {
-  const out = new Uint16Array(Math.max(array.length * 2, size + count))
-  out.set(array.subarray(0, size))
-  return out
-}
-const grown32 = (array: Int32Array<ArrayBuffer>, size: number, count: number): Int32Array<ArrayBuffer> => {
-  const out = new Int32Array(Math.max(array.length * 2, size + count))
-  out.set(array.subarray(0, size))
-  return out
+/** The view's units and their origins, copied into buffers with room for at least `count` more (doubling). */
+const grown = (
+  units: Uint16Array<ArrayBuffer>,
+  origin: Int32Array<ArrayBuffer>,
+  size: number,
+  count: number
+): readonly [Uint16Array<ArrayBuffer>, Int32Array<ArrayBuffer>] => {
+  const length = Math.max(units.length * 2, size + count)
+  const grownUnits = new Uint16Array(length)
+  grownUnits.set(units.subarray(0, size))
+  const grownOrigin = new Int32Array(length)
+  grownOrigin.set(origin.subarray(0, size))
+  return [grownUnits, grownOrigin]
 }
 
 /**
@@ -159,10 +161,7 @@ export const of = (text: string): View => {
       // The quick folds written as units, without a string each: a text may fold at every character.
       const ascii = fullWidthAscii(codePoint)
       if (ascii >= 0) {
-        if (size === units.length) {
-          units = grown16(units, size, 1)
-          origin = grown32(origin, size, 1)
-        }
+        if (size === units.length) [units, origin] = grown(units, origin, size, 1)
         units[size] = ascii
         origin[size++] = i++
         continue
@@ -179,10 +178,7 @@ export const of = (text: string): View => {
       }
     }
     // A fold can be longer than what it folds (`㎖` is `ml`): then the buffers grow.
-    if (size + count > units.length) {
-      units = grown16(units, size, count)
-      origin = grown32(origin, size, count)
-    }
+    if (size + count > units.length) [units, origin] = grown(units, origin, size, count)
     for (let k = 0; k < count; k++) {
       units[size] = from.charCodeAt(at + k)
       origin[size++] = i
