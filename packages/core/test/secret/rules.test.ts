@@ -7,7 +7,8 @@ import {
   isUpperOrDigit,
   isWordChar,
   lowerCase,
-  quoted
+  quoted,
+  SPACES
 } from "../../src/internal/secret/chars.ts"
 import { chinese } from "../../src/internal/secret/chinese.ts"
 import { digitRuns } from "../../src/internal/secret/digitRuns.ts"
@@ -80,6 +81,27 @@ describe("secret rules, each alone", () => {
   it("user and password pairs: the second word when it reads as a password", () => {
     assert.deepStrictEqual(found(pairs, "login marco / Tr0ub4dor&3-fennel"), ["Tr0ub4dor&3-fennel"])
     assert.deepStrictEqual(found(pairs, "either red / blue or 2024 / 2025"), [])
+  })
+
+  it('user and password pairs: a "/" between any white space, next to another, or after a long run of URLs', () => {
+    for (const before of SPACES) {
+      for (const after of SPACES) {
+        const text = `marco${String.fromCharCode(before)}/${String.fromCharCode(after)}Tr0ub4dor&3`
+        assert.deepStrictEqual(found(pairs, text), ["Tr0ub4dor&3"], JSON.stringify(text))
+      }
+    }
+    assert.deepStrictEqual(found(pairs, "marco\u200b/\u200bTr0ub4dor&3 or marco\ufeff/\ufeffTr0ub4dor&3"), [])
+    assert.deepStrictEqual(found(pairs, "x / / Tr0ub4dor&3"), ["Tr0ub4dor&3"])
+    for (let n = 0; n <= 12; n++) {
+      // However many "/" without white space come first, the next one between white space is the pair's.
+      assert.deepStrictEqual(found(pairs, `${"a/".repeat(n + 1)} / Tr0ub4dor&3`), ["Tr0ub4dor&3"], String(n))
+      assert.deepStrictEqual(found(pairs, `${"a/".repeat(n)}a / Tr0ub4dor&3 / x`), ["Tr0ub4dor&3"], String(n))
+    }
+    const urls = "http://a.co/".repeat(500)
+    assert.deepStrictEqual(found(pairs, `${urls} marco / Tr0ub4dor&3 /\tS3cond!pass ${urls}/ /`), [
+      "Tr0ub4dor&3",
+      "S3cond!pass"
+    ])
   })
 
   it("passwords in English: the value after a link, after a colon, or named before", () => {

@@ -56,12 +56,17 @@ export const BREAK = 8 // CJK punctuation and dashes that end a word
 export const SEPARATOR = 16 // ":", "=", "：" — words of their own
 export const JSON_AFTER = 32 // what follows where JSON text ends a string: ",", "}", "]" after a quote, a quote after ","
 
+/** The units of white space (`SPACE`). */
+export const SPACES: ReadonlyArray<number> = [
+  9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004,
+  0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a
+]
+
 /** The class flags of every BMP unit. */
 const classes = (): Table => {
   const table = new Uint8Array(0x10000)
   const mark = (flag: number, units: ReadonlyArray<number>) => units.forEach((c) => (table[c]! |= flag))
-  mark(SPACE, [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000])
-  mark(SPACE, [0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a])
+  mark(SPACE, SPACES)
   mark(LEAD, unitsOf("([{<\"'`“‘«「『（#*"))
   mark(TRAIL, unitsOf(".,;:!?)]}>\"'`”’»」』）*"))
   mark(BREAK, unitsOf("，。；！？、—–"))

@@ -2,7 +2,7 @@
  * A user name and its password as a pair, "marco / Tr0ub4dor&3-fennel": the password alone is masked, when it reads
  * as one.
  */
-import { codes, is, isAscii, isDigit, isLower, isUpper, LEAD, SPACE, TRAIL } from "./chars.ts"
+import { codes, is, isAscii, isDigit, isLower, isUpper, LEAD, SPACE, SPACES, TRAIL } from "./chars.ts"
 import { note, type Rule, type Scan, SLASH } from "./scan.ts"
 
 /** Symbols a password holds and a word of prose seldom does. */
@@ -39,12 +39,36 @@ export const passwordShaped = (text: string, from: number, to: number): boolean 
   return (upper || lower) && digit && (symbol || (upper && lower && inner))
 }
 
+/** White space, as a regex character class. */
+const SPACE_CLASS = `[${SPACES.map((c) => `\\u${c.toString(16).padStart(4, "0")}`).join("")}]`
+/** A "/" between white space. */
+const SPACED_SLASH = new RegExp(`${SPACE_CLASS}/${SPACE_CLASS}`)
+/** How many "/" in a row without white space around them before the rest of a text is left to `SPACED_SLASH`. */
+const DENSE = 8
+
+/**
+ * The first "/" at `from` or later with white space on both sides, or -1. Each "/" is found by `indexOf`, which
+ * passes a text with few of them at once; after `DENSE` in a row with no white space around them (a run of URLs holds
+ * one every few units), the regex engine passes the rest, on a slice of the text, which shares its characters.
+ */
+const spacedSlash = (text: string, from: number): number => {
+  let unspaced = 0
+  for (let at = text.indexOf("/", from); at >= 0; at = text.indexOf("/", at + 1)) {
+    if (is(text.charCodeAt(at - 1), SPACE) && is(text.charCodeAt(at + 1), SPACE)) return at
+    if (++unspaced === DENSE) {
+      // A "/" past this one has its white space before it at `at + 1` or later.
+      const found = text.slice(at + 1).search(SPACED_SLASH)
+      return found < 0 ? -1 : at + 2 + found
+    }
+  }
+  return -1
+}
+
 /** The password of each "user / password": a "/" with white space on both sides, a word before it, and after it a
  * word that reads as a password. */
 const findPairs = (scan: Scan) => {
   const text = scan.text
-  for (let at = text.indexOf("/"); at >= 0; at = text.indexOf("/", at + 1)) {
-    if (!is(text.charCodeAt(at - 1), SPACE) || !is(text.charCodeAt(at + 1), SPACE)) continue
+  for (let at = spacedSlash(text, 0); at >= 0; at = spacedSlash(text, at + 1)) {
     let user = at - 1
     while (user > at - 4 && is(text.charCodeAt(user), SPACE)) user--
     if (user < 0 || !isAscii(text.charCodeAt(user))) continue // no word before the "/"
