@@ -29,6 +29,9 @@ const kinds = (): Table => {
 }
 const KINDS: Table = kinds()
 
+/** Whether a unit of `KINDS` goes on a run of letters, digits, "_" and "-". */
+const isRunUnit = (kind: number): boolean => kind >= UPPER && kind <= JOIN
+
 /** The runs of letters of every keyword a word rule starts at ("cvv2" gives "cvv", "db_password" is "password"). */
 const KEYWORD_RUNS: ReadonlyArray<string> = [...new Set(KEYWORDS.flatMap((word) => word.match(/[a-z]+/g) ?? []))]
 const LONGEST_KEYWORD = Math.max(...KEYWORD_RUNS.map((run) => run.length))
@@ -92,13 +95,19 @@ export const triggers = (text: string, first: boolean): number => {
       quiet = ++i
       continue
     }
+    if (i + 1 === n || !isRunUnit(KINDS[text.charCodeAt(i + 1)]!)) {
+      // A unit alone (a digit or a letter between spaces): a run of one, which is no keyword (none is one letter).
+      if (unit === DIGIT) digits++
+      quiet = ++i
+      continue
+    }
     const start = i
     let word = i // where the current run of letters starts
     let alnum = i // where the current run of letters and digits starts, and the kinds it holds
     let kinds = 0
     for (; i < n; i++) {
       const kind = KINDS[text.charCodeAt(i)]!
-      if (kind < UPPER || kind > JOIN) break
+      if (!isRunUnit(kind)) break
       if (kind > LOWER) {
         if (i > word && isKeyword(text, word, i)) flags |= WORDS
         word = i + 1
