@@ -22,18 +22,18 @@ export interface Urls {
 }
 
 /** The words of a text as parallel arrays (a text of 1M characters may hold 500k words), the first `count` of each
- * used: those cut so far (`words.ts` cuts them as far as a rule asks, and grows the arrays when they are full), every
- * word once `next` is past the text. */
+ * used: those cut so far (`words.ts` cuts them as far as a rule asks, into a new value with larger arrays when these
+ * are full), every word once `next` is past the text. */
 export interface Words {
   count: number
   /** Where cutting goes on in the text. */
   next: number
-  start: Int32Array
-  end: Int32Array
+  readonly start: Int32Array
+  readonly end: Int32Array
   /** 1 where punctuation follows the word. */
-  stop: Uint8Array
+  readonly stop: Uint8Array
   /** Each word's index in the vocabulary (0 for a word no rule looks for). */
-  ids: Uint16Array
+  readonly ids: Uint16Array
 }
 
 /** One scan of a text (as detection reads it): the findings so far, and whether the first one is enough. */

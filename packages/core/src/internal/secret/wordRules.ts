@@ -4,8 +4,8 @@
  */
 import { english } from "./english.ts"
 import { idLabels } from "./idLabels.ts"
-import { lowerOf, type Rule, type Scan, WORDS } from "./scan.ts"
-import { cutTo, wordsOf } from "./words.ts"
+import { type Rule, type Scan, WORDS } from "./scan.ts"
+import { wordsOf } from "./words.ts"
 
 /** How many words after the one it starts at a word rule may read (14 at most: a colon 12 words on, and the word
  * after its value), with room to spare. */
@@ -17,10 +17,9 @@ const AHEAD = 64
 /** The word rules at each word, the words cut only a little further than the rules have read: a scan that stops at
  * its first finding cuts no further. */
 const findInWords = (scan: Scan) => {
-  const ws = wordsOf(scan, REACH + AHEAD)
-  const lower = lowerOf(scan)
+  let ws = wordsOf(scan, REACH + AHEAD)
   for (let i = 0; i < ws.count; i++) {
-    if (i + REACH >= ws.count) cutTo(scan.text, lower, ws, i + REACH + AHEAD)
+    if (i + REACH >= ws.count) ws = wordsOf(scan, i + REACH + AHEAD)
     if (ws.ids[i] === 0) continue // every rule starts at a word it knows
     if (english.at(scan, ws, i) || idLabels.at(scan, ws, i)) return
   }

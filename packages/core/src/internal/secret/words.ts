@@ -31,23 +31,30 @@ const moved = <A extends Int32Array | Uint16Array | Uint8Array>(from: A, to: A):
   return to
 }
 
-/** Past the small arrays: arrays over one buffer with room for four times as many words (at least 256, at most one a
- * unit of the text): few growths, and a long text with fewer words than units holds no buffer the size of the text,
- * whose pages cost more to get than the words to cut. */
-const grown = (ws: Words, n: number): void => {
+/** Past the small arrays: a new value over one buffer with room for four times as many words (at least 256, at most
+ * one a unit of the text): few growths, and a long text with fewer words than units holds no buffer the size of the
+ * text, whose pages cost more to get than the words to cut. The arrays of a `Words` are never replaced: compiled code
+ * that reads them keeps what it knows of them. */
+const grown = (ws: Words, n: number): Words => {
   const room = Math.min(n, Math.max(256, ws.start.length * 4))
   const buffer = new ArrayBuffer(room * 11)
-  ws.start = moved(ws.start, new Int32Array(buffer, 0, room))
-  ws.end = moved(ws.end, new Int32Array(buffer, room * 4, room))
-  ws.ids = moved(ws.ids, new Uint16Array(buffer, room * 8, room))
-  ws.stop = moved(ws.stop, new Uint8Array(buffer, room * 10, room))
+  return {
+    count: ws.count,
+    next: ws.next,
+    start: moved(ws.start, new Int32Array(buffer, 0, room)),
+    end: moved(ws.end, new Int32Array(buffer, room * 4, room)),
+    ids: moved(ws.ids, new Uint16Array(buffer, room * 8, room)),
+    stop: moved(ws.stop, new Uint8Array(buffer, room * 10, room))
+  }
 }
 
 /**
  * Cuts the words of `text` (`lower` its lower case) into `ws` until word `k` is cut and the one after it, or the text
  * ends: then every word up to `k` is known with what follows it (a break after a word is seen when the next is cut).
+ * Gives the words: `ws`, or a value with larger arrays when they were full.
  */
-export const cutTo = (text: string, lower: string, ws: Words, k: number): void => {
+export const cutTo = (text: string, lower: string, words: Words, k: number): Words => {
+  let ws = words
   let { start, end, ids, stop } = ws
   let count = ws.count
   let i = ws.next
@@ -79,7 +86,7 @@ export const cutTo = (text: string, lower: string, ws: Words, k: number): void =
       continue
     }
     if (count === start.length) {
-      grown(ws, text.length)
+      ws = grown(ws, text.length)
       start = ws.start
       end = ws.end
       ids = ws.ids
@@ -92,21 +99,15 @@ export const cutTo = (text: string, lower: string, ws: Words, k: number): void =
   }
   ws.count = count
   ws.next = i
+  return ws
 }
 
 /** The words of `text`, `lower` its lower case, every one cut. */
-export const words = (text: string, lower: string): Words => {
-  const ws = uncut()
-  cutTo(text, lower, ws, text.length)
-  return ws
-}
+export const words = (text: string, lower: string): Words => cutTo(text, lower, uncut(), text.length)
 
 /** The scan's words, cut as far as word `k` and the one after it (or the text's end); every one without `k`. */
-export const wordsOf = (scan: Scan, k: number = scan.text.length): Words => {
-  const ws = (scan.words ??= uncut())
-  cutTo(scan.text, lowerOf(scan), ws, k)
-  return ws
-}
+export const wordsOf = (scan: Scan, k: number = scan.text.length): Words =>
+  (scan.words = cutTo(scan.text, lowerOf(scan), scan.words ?? uncut(), k))
 
 /** The lower-case text of word `k` ("" past either end). */
 export const wordAt = (ws: Words, k: number): string => (k >= 0 && k < ws.count ? VOCABULARY[ws.ids[k]!]! : "")
