@@ -224,6 +224,37 @@ describe("what starts a rule", () => {
     )
   })
 
+  it('property: the PEM rule runs exactly when the text holds "-----BEGIN "', () => {
+    // The pass looks for it at its last "-" alone (the one before the "B"), so runs of dashes of every length, with
+    // letters, digits and "_" around them, must still be seen wherever the header starts.
+    const piece = fc.constantFrom(
+      "-",
+      "--",
+      "-----",
+      "------",
+      "BEGIN",
+      "BEGIN ",
+      "B",
+      " ",
+      "x",
+      "9",
+      "_",
+      "-----BEGIN"
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.boolean(), (parts, first) => {
+        const text = parts.join("")
+        const flags = triggers(text, first)
+        if (flags !== -1)
+          assert.strictEqual((flags & Scan.PEM) !== 0, text.includes("-----BEGIN "), JSON.stringify(text))
+      }),
+      { numRuns: 5_000 }
+    )
+    for (const text of ["-----BEGIN ", "x------BEGIN RSA", "a-----BEGIN ", "-----BEGIN", "----BEGIN ", "-----B"]) {
+      assert.strictEqual((triggers(text, false) & Scan.PEM) !== 0, text.includes("-----BEGIN "), text)
+    }
+  })
+
   it('property: a letter, digit, "_" or "-" alone between units that go on no run starts nothing', () => {
     // Such a unit is read by a path of its own; with every one of them made a ".", the flags are the same but for
     // the digit count. No keyword is one letter, so a letter alone is none.

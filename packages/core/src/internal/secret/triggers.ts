@@ -112,9 +112,12 @@ export const triggers = (text: string, first: boolean): number => {
         if (i > word && isKeyword(text, word, i)) flags |= WORDS
         word = i + 1
         if (kind === JOIN) {
-          // A second "-" first: a run of digit groups ("123-456-…") holds a "-" every few units. Never a read past
-          // the end: the first such read made the compiled pass fall back, and the one compiled after it was slower.
-          if (i + 1 < n && text.charCodeAt(i + 1) === 45 && text.startsWith("-----BEGIN ", i)) flags |= PEM
+          // "-----BEGIN " looked for at its last "-", the one before a "B": one look a header, where a look at every
+          // "-" made four, and none in a run of digit groups ("123-456-…"). Never a read past the end: the first such
+          // read made the compiled pass fall back, and the one compiled after it was slower.
+          if (i + 1 < n && text.charCodeAt(i + 1) === 66 && i >= 4 && text.startsWith("-----BEGIN ", i - 4)) {
+            flags |= PEM
+          }
           alnum = i + 1
           kinds = 0
           continue
