@@ -49,12 +49,12 @@ const grown = (ws: Words, n: number): Words => {
 }
 
 /**
- * Cuts the words of `text` (`lower` its lower case) into `ws` until word `k` is cut and the one after it, or the text
+ * Cuts the words of `text` (`lower` its lower case) into `cut` until word `k` is cut and the one after it, or the text
  * ends: then every word up to `k` is known with what follows it (a break after a word is seen when the next is cut).
- * Gives the words: `ws`, or a value with larger arrays when they were full.
+ * Gives the words: `cut`, or a value with larger arrays when they were full.
  */
-export const cutTo = (text: string, lower: string, words: Words, k: number): Words => {
-  let ws = words
+const cutTo = (text: string, lower: string, cut: Words, k: number): Words => {
+  let ws = cut
   let { start, end, ids, stop } = ws
   let count = ws.count
   let i = ws.next
