@@ -48,7 +48,7 @@ const latinKey = (code: number, length: number, plain: boolean): number =>
   plain && length <= 6 ? -1 - HAN_PAIRS - code : code & 0x3fffffff
 
 /** The key of a free slot: above every key. */
-export const free = 0x40000000
+const free = 0x40000000
 
 /** 1 when `x` (an int32) is not 0, else 0, with no branch. */
 const nonzero = (x: number): number => (x | -x) >>> 31
