@@ -47,7 +47,8 @@ const pairKey = (a: number, b: number): number =>
 const latinKey = (code: number, length: number, plain: boolean): number =>
   plain && length <= 6 ? -1 - HAN_PAIRS - code : code & 0x3fffffff
 
-/** The key of a free slot: above every key. */
+/** The key of a free slot: above every key. Kept to this module: compiled code reads an exported constant through the
+ * module's export cell on every probe, where a module's own is a constant. */
 const free = 0x40000000
 
 /** 1 when `x` (an int32) is not 0, else 0, with no branch. */
