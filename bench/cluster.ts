@@ -100,7 +100,14 @@ const takeoverAfterDeath = async (takeover: Takeover): Promise<number> => {
       takeover
     ])
     children.push(replica.child)
-    await new Promise((resolve) => replica.child.on("exit", resolve))
+    // A replica that never comes to hold one of its conversations' shards would wait for ever: give it 300 s.
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the replica held no conversation's shard within 300 s: ${replica.output.text}`)),
+        300_000
+      )
+      replica.child.on("exit", () => resolve(clearTimeout(timer)))
+    })
     if (!existsSync(report)) throw new Error(`the replica died before its turns: ${replica.output.text}`)
     const { mine, at } = JSON.parse(readFileSync(report, "utf8")) as { mine: Array<string>; at: number }
     const end = Date.now() + 300_000
