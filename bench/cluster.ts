@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { withClient } from "../packages/sql/test/fixtures/postgres.ts"
-import { freePort, start } from "../packages/sql/test/fixtures/processes.ts"
+import { freePort, start, until } from "../packages/sql/test/fixtures/processes.ts"
 import type { Takeover } from "../packages/sql/test/fixtures/clusterPorts.ts"
 import type { Figure, Suite } from "./Bench.ts"
 
@@ -101,13 +101,11 @@ const takeoverAfterDeath = async (takeover: Takeover): Promise<number> => {
     ])
     children.push(replica.child)
     // A replica that never comes to hold one of its conversations' shards would wait for ever: give it 300 s.
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the replica held no conversation's shard within 300 s: ${replica.output.text}`)),
-        300_000
-      )
-      replica.child.on("exit", () => resolve(clearTimeout(timer)))
-    })
+    await until(
+      () => replica.child.exitCode !== null || replica.child.signalCode !== null,
+      300_000,
+      () => `the replica to hold one of its conversations' shards and end: ${replica.output.text}`
+    )
     if (!existsSync(report)) throw new Error(`the replica died before its turns: ${replica.output.text}`)
     const { mine, at } = JSON.parse(readFileSync(report, "utf8")) as { mine: Array<string>; at: number }
     const end = Date.now() + 300_000
